@@ -1,0 +1,17 @@
+# Fails unless the README contains, verbatim, the code between
+# "// snippet begin" and "// snippet end" in SOURCE.
+file(READ "${SOURCE}" source)
+file(READ "${README}" readme)
+string(FIND "${source}" "// snippet begin\n" begin)
+string(FIND "${source}" "// snippet end" end)
+if(begin EQUAL -1 OR end EQUAL -1)
+  message(FATAL_ERROR "${SOURCE} has no snippet markers")
+endif()
+math(EXPR begin "${begin} + 17")
+math(EXPR length "${end} - ${begin}")
+string(SUBSTRING "${source}" ${begin} ${length} snippet)
+string(FIND "${readme}" "${snippet}" found)
+if(found EQUAL -1)
+  message(FATAL_ERROR "README.md does not show the snippet of ${SOURCE} verbatim; copy it again")
+endif()
+message(STATUS "README snippet matches ${SOURCE}")

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// QueueContext: the engine's context and queue as one tensor keeps them
+// (retained), checked to belong together, with the facts clzero needs.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <string>
+
+#include "clzero/error.hpp"
+#include "clzero/events.hpp"
+#include "clzero/handle.hpp"
+
+namespace clzero {
+namespace detail {
+
+struct QueueContext {
+  ContextHandle context;
+  QueueHandle queue;
+  cl_device_id device = nullptr;
+  cl_platform_id platform = nullptr;
+  bool out_of_order = false;
+  cl_ulong max_alloc = 0;
+
+  /// Retains `context` and `queue` after checking that both are valid and
+  /// that the queue belongs to the context. A null context means "the
+  /// queue's own".
+  static QueueContext make(cl_context context, cl_command_queue queue, const char* doing) {
+    if (queue == nullptr) raise_invalid(doing, "the cl_command_queue is null; pass the engine's queue");
+    cl_context queue_context = nullptr;
+    check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, nullptr),
+          "clGetCommandQueueInfo", doing);
+    if (context == nullptr) context = queue_context;
+    if (context != queue_context)
+      raise_invalid(doing,
+                    "the command queue belongs to another cl_context than the one given; create the tensor "
+                    "with the context the queue was created in");
+    QueueContext q;
+    q.context = ContextHandle::retain(context);
+    q.queue = QueueHandle::retain(queue);
+    check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof q.device, &q.device, nullptr),
+          "clGetCommandQueueInfo", doing);
+    cl_command_queue_properties props = 0;
+    check(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
+          "clGetCommandQueueInfo", doing);
+    q.out_of_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    check(clGetDeviceInfo(q.device, CL_DEVICE_PLATFORM, sizeof q.platform, &q.platform, nullptr),
+          "clGetDeviceInfo", doing);
+    check(clGetDeviceInfo(q.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof q.max_alloc, &q.max_alloc, nullptr),
+          "clGetDeviceInfo", doing);
+    return q;
+  }
+
+  cl_command_queue q() const noexcept { return queue.get(); }
+  cl_context ctx() const noexcept { return context.get(); }
+};
+
+}  // namespace detail
+}  // namespace clzero

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// TensorState: what a HostView and a DeviceAccess need from the tensor they
+// came from, without knowing its element type or policy. Views and accesses
+// hold it by shared_ptr, so they stay valid even if the MappedTensor is moved
+// or destroyed first (the last owner releases the allocation).
+#pragma once
+
+#include <CL/cl.h>
+
+#include "clzero/events.hpp"
+#include "clzero/intent.hpp"
+
+namespace clzero {
+namespace detail {
+
+class TensorState {
+ public:
+  /// A host view ended; `wrote` if it was a write view.
+  virtual void end_view(bool wrote) noexcept = 0;
+  /// The device access ended: hand the tensor back to the host, after `used_by`.
+  virtual void end_device_access(Access access) = 0;
+  virtual void bind(cl_kernel kernel, cl_uint index) = 0;
+  virtual cl_mem buffer() const noexcept = 0;
+  virtual void* svm_pointer() const noexcept = 0;
+  virtual const char* policy_name() const noexcept = 0;
+
+  /// Reused every inference so that the steady state allocates nothing.
+  EventList waits;    // what the kernel of the open device access waits on
+  EventList used_by;  // the commands that used the tensor in that access
+
+ protected:
+  TensorState() = default;
+  ~TensorState() = default;
+};
+
+}  // namespace detail
+}  // namespace clzero

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// DeviceAccess: one scoped hand-over of a tensor to the device. Making it has
+// the policy make the tensor legal for kernels (unmap, upload, or nothing);
+// ending it has the policy start making the result visible to the host.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <memory>
+#include <utility>
+
+#include "clzero/detail/tensor_state.hpp"
+#include "clzero/error.hpp"
+#include "clzero/events.hpp"
+#include "clzero/intent.hpp"
+
+namespace clzero {
+
+/// While a DeviceAccess is open, kernels may use the tensor and no host view
+/// can be made. Typical use, on the engine's own queue:
+///
+///     auto dev = tensor.device_access();
+///     dev.bind(kernel, 0);
+///     clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &n, nullptr,
+///                            dev.wait_count(), dev.wait_list(), dev.event_slot());
+///     dev.end();  // or let it go out of scope
+///
+/// On an in-order queue the events are optional; on an out-of-order queue (or
+/// when the kernels run on another queue) they are what orders the kernels
+/// after the unmap and the host's map after the kernels.
+class DeviceAccess {
+ public:
+  DeviceAccess(const DeviceAccess&) = delete;
+  DeviceAccess& operator=(const DeviceAccess&) = delete;
+  DeviceAccess(DeviceAccess&& other) noexcept
+      : state_(std::move(other.state_)), access_(other.access_), slot_(std::exchange(other.slot_, nullptr)) {}
+  DeviceAccess& operator=(DeviceAccess&&) = delete;
+
+  /// Ends the access if end() was not called; a failure goes to the cleanup
+  /// handler (destructors never throw) and leaves the tensor unusable.
+  ~DeviceAccess() {
+    if (state_) detail::call_noexcept([&] { end(); }, "ending a device access");
+  }
+
+  /// Sets the tensor as argument `index` of `kernel`: clSetKernelArg with the
+  /// cl_mem, clSetKernelArgSVMPointer for SVM, clSetKernelArgMemPointerINTEL
+  /// for USM. Works for every policy.
+  void bind(cl_kernel kernel, cl_uint index) const { state("bind")->bind(kernel, index); }
+
+  /// The cl_mem to pass to kernels (buffer-backed policies), or null for SVM
+  /// and USM policies, whose kernels take a pointer: use bind() for those.
+  cl_mem buffer() const { return state("buffer")->buffer(); }
+
+  /// The SVM / USM pointer to pass to kernels, or null for buffer policies.
+  void* svm_pointer() const { return state("svm_pointer")->svm_pointer(); }
+
+  /// The events the kernels must wait on before touching the tensor (the
+  /// unmap or upload clzero enqueued). Pass them as the enqueue's wait list.
+  cl_uint wait_count() const { return state("wait_count")->waits.count(); }
+  const cl_event* wait_list() const { return state("wait_list")->waits.data(); }
+  const EventList& waits() const { return state("waits")->waits; }
+
+  /// Records a command that used the tensor in this access: the host's view
+  /// waits for it. clzero retains its own reference; the caller keeps theirs.
+  void used_by(cl_event event) {
+    if (event == nullptr)
+      detail::raise_invalid("DeviceAccess::used_by", "the event is null; pass the event of the kernel that used the tensor");
+    state("used_by")->used_by.retain(event);
+  }
+
+  /// An event slot to pass as the `event` argument of an enqueue call: clzero
+  /// takes over the event written there and waits for it like used_by().
+  /// Each call gives a fresh slot; the previous one is collected first.
+  cl_event* event_slot() {
+    detail::TensorState* s = state("event_slot");
+    collect_slot(s);
+    return &slot_;
+  }
+
+  /// Gives the tensor back to the host: the policy enqueues what makes the
+  /// data host-visible after the recorded events (with none recorded, after
+  /// everything enqueued so far on the tensor's queue). Idempotent.
+  void end() {
+    if (!state_) return;
+    detail::TensorState* s = state_.get();
+    collect_slot(s);
+    auto keep = std::move(state_);
+    s->end_device_access(access_);
+  }
+
+  Access access() const noexcept { return access_; }
+  bool open() const noexcept { return static_cast<bool>(state_); }
+
+  /// Made by MappedTensor only.
+  DeviceAccess(std::shared_ptr<detail::TensorState> state, Access access) noexcept
+      : state_(std::move(state)), access_(access) {}
+
+ private:
+  detail::TensorState* state(const char* what) const {
+    if (!state_)
+      detail::raise_misuse(what, "this DeviceAccess has ended; start a new one with MappedTensor::device_access()");
+    return state_.get();
+  }
+
+  void collect_slot(detail::TensorState* s) {
+    if (slot_ != nullptr) s->used_by.adopt(std::exchange(slot_, nullptr));
+  }
+
+  std::shared_ptr<detail::TensorState> state_;
+  Access access_;
+  cl_event slot_ = nullptr;
+};
+
+}  // namespace clzero

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// EventList: a list of retained cl_events, reused across inferences so that the
+// steady state allocates nothing; and the one helper that waits on events.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "clzero/error.hpp"
+
+namespace clzero {
+
+/// Owns one reference to each event it holds. Its storage is kept on clear(),
+/// so a list reused every inference stops allocating after the first one.
+class EventList {
+ public:
+  EventList() = default;
+  EventList(const EventList& other) { append(other); }
+  EventList(EventList&& other) noexcept : events_(std::move(other.events_)) { other.events_.clear(); }
+  EventList& operator=(const EventList& other) {
+    if (this != &other) {
+      EventList copy(other);
+      swap(copy);
+    }
+    return *this;
+  }
+  EventList& operator=(EventList&& other) noexcept {
+    if (this != &other) {
+      clear();
+      events_.swap(other.events_);
+    }
+    return *this;
+  }
+  ~EventList() { clear(); }
+
+  /// Adds an event the caller keeps owning: clzero retains its own reference.
+  void retain(cl_event event) {
+    if (event == nullptr) return;
+    make_room(1);
+    detail::check(clRetainEvent(event), "clRetainEvent", "keeping an event the tensor depends on");
+    events_.push_back(event);
+  }
+
+  /// Adds an event whose reference the caller hands over (what an enqueue
+  /// call returned through its event argument). Released even if push fails.
+  void adopt(cl_event event) {
+    if (event == nullptr) return;
+    struct Guard {
+      cl_event e;
+      ~Guard() {
+        if (e != nullptr) clReleaseEvent(e);
+      }
+    } guard{event};
+    events_.push_back(event);
+    guard.e = nullptr;
+  }
+
+  /// Adds every event of `other` (retained).
+  void append(const EventList& other) {
+    make_room(other.size());
+    for (cl_event e : other.events_) retain(e);
+  }
+
+  /// Releases every event; keeps the storage.
+  void clear() noexcept {
+    for (cl_event e : events_) {
+      const cl_int rc = clReleaseEvent(e);
+      if (rc != CL_SUCCESS) detail::report_cleanup(Error("dropping an event", "clReleaseEvent", rc));
+    }
+    events_.clear();
+  }
+
+  void swap(EventList& other) noexcept { events_.swap(other.events_); }
+
+  bool empty() const noexcept { return events_.empty(); }
+  std::size_t size() const noexcept { return events_.size(); }
+  /// The count and pointer to pass as an enqueue call's wait list.
+  cl_uint count() const noexcept { return static_cast<cl_uint>(events_.size()); }
+  const cl_event* data() const noexcept { return events_.empty() ? nullptr : events_.data(); }
+  cl_event operator[](std::size_t i) const noexcept { return events_[i]; }
+  const cl_event* begin() const noexcept { return events_.data(); }
+  const cl_event* end() const noexcept { return events_.data() + events_.size(); }
+
+  /// Whether every event has completed (CL_COMPLETE or an error status).
+  /// Never blocks.
+  bool complete() const {
+    for (cl_event e : events_) {
+      cl_int status = CL_QUEUED;
+      detail::check(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+                    "clGetEventInfo", "asking whether the tensor's commands have completed");
+      if (status > CL_COMPLETE) return false;
+    }
+    return true;
+  }
+
+ private:
+  // Grows geometrically so that push_back after it cannot throw (a retained
+  // event is never left without an owner).
+  void make_room(std::size_t more) {
+    if (events_.capacity() - events_.size() >= more) return;
+    events_.reserve(std::max<std::size_t>(events_.size() + more, 2 * events_.capacity() + 4));
+  }
+
+  std::vector<cl_event> events_;
+};
+
+namespace detail {
+
+/// Blocks until `events` complete. Flushes `queue` first, because a command
+/// that was never submitted never completes; flushing (clFlush) submits the
+/// queue's commands without waiting for them, unlike clFinish, which clzero
+/// never calls on the engine's queue. An event that ended in error raises
+/// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, naming `doing`.
+inline void wait_for(const EventList& events, cl_command_queue queue, const char* doing) {
+  if (events.empty()) return;
+  if (!events.complete()) check(clFlush(queue), "clFlush", doing);
+  check(clWaitForEvents(events.count(), events.data()), "clWaitForEvents", doing);
+}
+
+/// The same, for cleanup paths: never throws, returns whether all went well.
+inline bool wait_for_noexcept(const EventList& events, cl_command_queue queue, const char* doing) noexcept {
+  if (events.empty()) return true;
+  cl_int rc = clFlush(queue);
+  if (rc != CL_SUCCESS) {
+    report_cleanup(Error(doing, "clFlush", rc));
+    return false;
+  }
+  rc = clWaitForEvents(events.count(), events.data());
+  if (rc != CL_SUCCESS) {
+    report_cleanup(Error(doing, "clWaitForEvents", rc));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace clzero

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// HostView<T>: the host's window on a tensor, valid while it lives. A view
+// blocks (once, when it is made) only until the data is visible on the host,
+// and while any view lives the tensor cannot go to the device.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#if __cplusplus >= 202002L && __has_include(<span>)
+#include <span>
+#endif
+
+#include "clzero/detail/tensor_state.hpp"
+#include "clzero/error.hpp"
+#include "clzero/shape.hpp"
+
+namespace clzero {
+
+/// A span-like view of a tensor's elements in host memory, with its shape.
+/// HostView<const T> for reading (read_view), HostView<T> for writing
+/// (write_view). Move-only; ending it (destruction or reset()) gives the
+/// tensor back for device access. It keeps the tensor's state alive, so it
+/// never dangles, even if the MappedTensor is moved or destroyed first.
+template <class T>
+class HostView {
+ public:
+  using element_type = T;
+  using value_type = std::remove_cv_t<T>;
+  using size_type = std::size_t;
+  using pointer = T*;
+  using reference = T&;
+  using iterator = T*;
+
+  HostView() noexcept = default;
+  HostView(const HostView&) = delete;
+  HostView& operator=(const HostView&) = delete;
+  HostView(HostView&& other) noexcept
+      : state_(std::move(other.state_)), data_(std::exchange(other.data_, nullptr)), shape_(other.shape_) {}
+  HostView& operator=(HostView&& other) noexcept {
+    if (this != &other) {
+      reset();
+      state_ = std::move(other.state_);
+      data_ = std::exchange(other.data_, nullptr);
+      shape_ = other.shape_;
+    }
+    return *this;
+  }
+  ~HostView() { reset(); }
+
+  /// Ends the view now; data() is null afterwards.
+  void reset() noexcept {
+    if (!state_) return;
+    data_ = nullptr;
+    std::exchange(state_, nullptr)->end_view(!std::is_const<T>::value);
+  }
+
+  T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return data_ != nullptr ? shape_.elements() : 0; }
+  std::size_t size_bytes() const noexcept { return size() * sizeof(T); }
+  bool empty() const noexcept { return size() == 0; }
+  const Shape& shape() const noexcept { return shape_; }
+  explicit operator bool() const noexcept { return data_ != nullptr; }
+
+  T* begin() const noexcept { return data_; }
+  T* end() const noexcept { return data_ + size(); }
+
+  /// Element `i` of the flat, row-major storage. Unchecked, like std::span.
+  T& operator[](std::size_t i) const noexcept { return data_[i]; }
+
+  /// Element `i`, checked: throws clzero::Error past the end or on an ended view.
+  T& at(std::size_t i) const {
+    if (i >= size())
+      detail::raise(Error(ErrorKind::invalid_argument, "HostView::at",
+                          data_ == nullptr ? std::string("the view has ended")
+                                           : "index " + std::to_string(i) + " is past the end (" +
+                                                 std::to_string(size()) + " elements)"));
+    return data_[i];
+  }
+
+  /// The element at a multi-index, row-major: view(n, c, h, w). The number of
+  /// indices must equal the rank; each is checked against its extent.
+  template <class... Index>
+  T& operator()(Index... index) const {
+    static_assert(sizeof...(Index) >= 1 && (std::is_integral<Index>::value && ...), "indices must be integers");
+    if (sizeof...(Index) != shape_.rank() || data_ == nullptr)
+      detail::raise(Error(ErrorKind::invalid_argument, "HostView::operator()",
+                          data_ == nullptr ? std::string("the view has ended")
+                                           : std::to_string(sizeof...(Index)) + " indices for a tensor of rank " +
+                                                 std::to_string(shape_.rank()) + " " + shape_.to_string()));
+    const std::size_t idx[] = {static_cast<std::size_t>(index)...};
+    std::size_t flat = 0;
+    for (std::size_t a = 0; a < sizeof...(Index); ++a) {
+      if (idx[a] >= shape_[a])
+        detail::raise(Error(ErrorKind::invalid_argument, "HostView::operator()",
+                            "index " + std::to_string(idx[a]) + " is out of range along axis " + std::to_string(a) +
+                                " of shape " + shape_.to_string()));
+      flat = flat * shape_[a] + idx[a];
+    }
+    return data_[flat];
+  }
+
+#if __cplusplus >= 202002L && __has_include(<span>)
+  std::span<T> span() const noexcept { return std::span<T>(data_, size()); }
+  operator std::span<T>() const noexcept { return span(); }
+#endif
+
+  /// Made by MappedTensor only.
+  HostView(std::shared_ptr<detail::TensorState> state, T* data, const Shape& shape) noexcept
+      : state_(std::move(state)), data_(data), shape_(shape) {}
+
+ private:
+  std::shared_ptr<detail::TensorState> state_;
+  T* data_ = nullptr;
+  Shape shape_{1};
+};
+
+}  // namespace clzero

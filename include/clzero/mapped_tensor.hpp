@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// MappedTensor<T, Policy>: one allocation made at construction, owned by the
+// host or by the device, moved between the two only through the policy.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "clzero/detail/queue_context.hpp"
+#include "clzero/detail/tensor_state.hpp"
+#include "clzero/device_access.hpp"
+#include "clzero/error.hpp"
+#include "clzero/events.hpp"
+#include "clzero/host_view.hpp"
+#include "clzero/intent.hpp"
+#include "clzero/shape.hpp"
+
+namespace clzero {
+namespace policy {
+class Auto;  // the default policy: include clzero/policy/auto.hpp (or clzero/clzero.hpp)
+}
+
+namespace detail {
+
+/// The state machine every policy runs under. It checks ownership (host views
+/// and device access exclude each other), orders the policy's steps with
+/// events, and marks itself unusable when a step fails half-way.
+template <class Policy>
+class TensorCore final : public TensorState {
+ public:
+  TensorCore(QueueContext q, const Shape& shape, std::size_t bytes, Intent intent,
+             const typename Policy::Options& options)
+      : q_(std::move(q)), shape_(shape), bytes_(bytes), intent_(intent), policy_(q_, bytes, intent, options) {}
+
+  ~TensorCore() = default;  // the policy unmaps, waits for its own events and frees
+
+  DeviceAccess begin_device_access(std::shared_ptr<TensorState> self, Access access) {
+    constexpr const char* doing = "MappedTensor::device_access";
+    usable(doing);
+    if (device_open_)
+      raise_misuse(doing, "a device access is already open; end it (DeviceAccess::end or its scope) first");
+    if (views_ > 0)
+      raise_misuse(doing, std::to_string(views_) +
+                              " host view(s) still alive; a kernel must not touch a mapped tensor (OpenCL 3.0 "
+                              "section 5.5.4): end every HostView before handing the tensor to the device");
+    waits.clear();
+    used_by.clear();
+    policy_.to_device(access, host_wrote_, waits);
+    host_wrote_ = false;
+    device_open_ = true;
+    return DeviceAccess(std::move(self), access);
+  }
+
+  void end_device_access(Access access) override {
+    device_open_ = false;
+    waits.clear();
+    try_or_break([&] {
+      order_after_used_by();
+      policy_.to_host(access, used_by);
+    });
+    used_by.clear();
+  }
+
+  template <class U>
+  HostView<U> begin_view(std::shared_ptr<TensorState> self, bool write) {
+    const char* doing = write ? "MappedTensor::write_view" : "MappedTensor::read_view";
+    usable(doing);
+    if (write && !host_writes(intent_))
+      raise_misuse(doing, "the tensor was made with Intent::output (the device writes, the host reads); use "
+                          "read_view(), or make the tensor with Intent::inout");
+    if (!write && !host_reads(intent_))
+      raise_misuse(doing, "the tensor was made with Intent::input, whose host contents are undefined until "
+                          "written (CL_MAP_WRITE_INVALIDATE_REGION); use write_view(), or Intent::inout");
+    if (device_open_)
+      raise_misuse(doing, "a device access is open; end it (DeviceAccess::end or its scope) before the host "
+                          "reads or writes the tensor");
+    if (views_ == 0) host_ = policy_.host_pointer();
+    ++views_;
+    return HostView<U>(std::move(self), static_cast<U*>(host_), shape_);
+  }
+
+  void end_view(bool wrote) noexcept override {
+    host_wrote_ = host_wrote_ || wrote;
+    if (--views_ > 0) return;
+    host_ = nullptr;
+    if (!policy_.end_host(host_wrote_)) broken_ = "a host view could not be ended (see the cleanup handler)";
+  }
+
+  void bind(cl_kernel kernel, cl_uint index) override {
+    if (kernel == nullptr) raise_invalid("DeviceAccess::bind", "the cl_kernel is null");
+    policy_.bind(kernel, index);
+  }
+  cl_mem buffer() const noexcept override { return policy_.buffer(); }
+  void* svm_pointer() const noexcept override { return policy_.svm_pointer(); }
+  const char* policy_name() const noexcept override { return Policy::name; }
+
+  bool host_ready() const { return !device_open_ && policy_.host_ready(); }
+  const Policy& policy() const noexcept { return policy_; }
+  const Shape& shape() const noexcept { return shape_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+  Intent intent() const noexcept { return intent_; }
+  const QueueContext& queue_context() const noexcept { return q_; }
+  bool is_usable() const noexcept { return broken_.empty(); }
+
+ private:
+  void usable(const char* doing) const {
+    if (!broken_.empty())
+      raise(Error(ErrorKind::unusable, doing,
+                  "the tensor is unusable after an earlier failure (" + broken_ + "); destroy it and make a new one"));
+  }
+
+  // With no recorded events, the host's side is ordered after everything
+  // enqueued so far: implicit on an in-order queue, a marker on an out-of-order
+  // one (clEnqueueMarkerWithWaitList, OpenCL 1.2). Events of other queues need
+  // those queues flushed, or the wait may never end (OpenCL 3.0 section 5.13).
+  void order_after_used_by() {
+    if (used_by.empty()) {
+      if (q_.out_of_order) {
+        cl_event marker = nullptr;
+        check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList",
+              "DeviceAccess::end: ordering the host's side after the kernels");
+        used_by.adopt(marker);
+      }
+      return;
+    }
+    for (cl_event e : used_by) {
+      cl_command_queue owner = nullptr;
+      check(clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof owner, &owner, nullptr), "clGetEventInfo",
+            "DeviceAccess::end: finding the queue of a recorded event");
+      if (owner != nullptr && owner != q_.q())
+        check(clFlush(owner), "clFlush", "DeviceAccess::end: submitting the producer's queue");
+    }
+  }
+
+  template <class F>
+  void try_or_break(F&& step) {
+#if CLZERO_DETAIL_HAS_EXCEPTIONS
+    try {
+      step();
+    } catch (const Error& e) {
+      broken_ = e.what();
+      throw;
+    }
+#else
+    step();
+#endif
+  }
+
+  QueueContext q_;
+  Shape shape_;
+  std::size_t bytes_;
+  Intent intent_;
+  Policy policy_;
+  void* host_ = nullptr;
+  std::size_t views_ = 0;
+  bool device_open_ = false;
+  bool host_wrote_ = false;
+  std::string broken_;
+};
+
+}  // namespace detail
+
+/// A tensor of T in one OpenCL allocation that the host reads (or writes)
+/// after every inference without copies or visible map calls, the way the
+/// chosen Policy makes correct and cheapest for the device.
+///
+///  - Built from the engine's context and queue (both retained), a shape and
+///    an intent. Allocates exactly once, at construction; never reallocates.
+///  - device_access() hands it to kernels; read_view() / write_view() to the
+///    host. The two exclude each other; misuse throws clzero::Error.
+///  - Movable, not copyable. Not thread-safe: one thread at a time uses a
+///    tensor (different tensors may be used from different threads).
+///
+/// Policies: policy::Persistent, policy::MapPerInference, policy::CopyToPinned,
+/// policy::Svm, policy::UnifiedHost, and policy::Auto, which picks one.
+template <class T, class Policy = policy::Auto>
+class MappedTensor {
+  static_assert(std::is_trivially_copyable<T>::value, "MappedTensor<T>: T must be trivially copyable");
+  static_assert(!std::is_const<T>::value && !std::is_volatile<T>::value,
+                "MappedTensor<T>: T must not be const; read_view() gives const access");
+  using Core = detail::TensorCore<Policy>;
+
+ public:
+  using value_type = T;
+  using policy_type = Policy;
+  using Options = typename Policy::Options;
+
+  /// Allocates the tensor on `queue`'s device. `context` must be the queue's
+  /// context (or null for "the queue's"). Throws clzero::Error for a null
+  /// queue, a queue of another context, a size above
+  /// CL_DEVICE_MAX_MEM_ALLOC_SIZE, a policy the device cannot run, or a
+  /// failed allocation; nothing is left allocated or mapped then.
+  MappedTensor(cl_context context, cl_command_queue queue, const Shape& shape, Intent intent,
+               const Options& options = Options{}) {
+    constexpr const char* doing = "MappedTensor: constructing";
+    detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
+    if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
+      detail::raise_invalid(doing, "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +
+                                       "-byte elements overflows std::size_t bytes");
+    const std::size_t bytes = shape.elements() * sizeof(T);
+    if (bytes > q.max_alloc)
+      detail::raise_invalid(doing, "shape " + shape.to_string() + " needs " + std::to_string(bytes) +
+                                       " bytes, above the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE of " +
+                                       std::to_string(q.max_alloc) + " bytes; split the tensor");
+    core_ = std::make_shared<Core>(std::move(q), shape, bytes, intent, options);
+  }
+
+  /// The same, with the queue's own context.
+  MappedTensor(cl_command_queue queue, const Shape& shape, Intent intent, const Options& options = Options{})
+      : MappedTensor(nullptr, queue, shape, intent, options) {}
+
+  MappedTensor(const MappedTensor&) = delete;
+  MappedTensor& operator=(const MappedTensor&) = delete;
+  /// Moving is always safe, even with live views or an open device access:
+  /// they hold the tensor's state, not the MappedTensor object.
+  MappedTensor(MappedTensor&&) noexcept = default;
+  MappedTensor& operator=(MappedTensor&&) noexcept = default;
+  ~MappedTensor() = default;
+
+  /// Hands the tensor to the device for kernels that `access` it (default:
+  /// what the intent implies: output -> write, input -> read, inout ->
+  /// read_write). Throws if a host view is alive or an access is open.
+  DeviceAccess device_access() { return device_access(default_access(core("device_access")->intent())); }
+  DeviceAccess device_access(Access access) {
+    Core* c = core("device_access");
+    return c->begin_device_access(core_, access);
+  }
+
+  /// A read-only view (Intent::output, Intent::inout), blocking only until
+  /// the data of the last device access is visible on the host.
+  HostView<const T> read_view() { return core("read_view")->template begin_view<const T>(core_, false); }
+
+  /// A writable view (Intent::input, Intent::inout). For Intent::input its
+  /// contents start undefined: write every element.
+  HostView<T> write_view() { return core("write_view")->template begin_view<T>(core_, true); }
+
+  /// Whether a view would open without blocking (never blocks itself).
+  bool host_ready() const { return core("host_ready")->host_ready(); }
+
+  const Shape& shape() const { return core("shape")->shape(); }
+  std::size_t size() const { return shape().elements(); }
+  std::size_t bytes() const { return core("bytes")->bytes(); }
+  Intent intent() const { return core("intent")->intent(); }
+  /// The policy object: e.g. policy().describe(), or Auto's choice().
+  const Policy& policy() const { return core("policy")->policy(); }
+  /// The cl_mem behind the tensor (null for SVM / USM policies). For
+  /// interop; kernels should get it through DeviceAccess.
+  cl_mem buffer() const { return core("buffer")->buffer(); }
+  cl_context context() const { return core("context")->queue_context().ctx(); }
+  cl_command_queue queue() const { return core("queue")->queue_context().q(); }
+  /// False after a failure left the tensor unusable; every call then throws.
+  bool usable() const noexcept { return core_ && core_->is_usable(); }
+  /// False for a moved-from tensor.
+  explicit operator bool() const noexcept { return static_cast<bool>(core_); }
+
+ private:
+  Core* core(const char* what) const {
+    if (!core_)
+      detail::raise_misuse(what, "use of a moved-from MappedTensor; it holds no allocation any more");
+    return core_.get();
+  }
+
+  std::shared_ptr<Core> core_;
+};
+
+}  // namespace clzero

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// policy::CopyToPinned: the tensor lives in device memory; the host sees a
+// pinned staging copy. Non-blocking clEnqueueReadBuffer / clEnqueueWriteBuffer
+// move the data between them. What MNN does today, done as well as it can be:
+// the staging buffer is mapped once for the tensor's life (pinned memory,
+// fastest DMA), copies never block the engine's queue, and an input upload
+// lets the host write the next input while the kernel still runs.
+//
+//   allocate   a device buffer and a staging CL_MEM_ALLOC_HOST_PTR buffer,
+//              mapped once; both zeroed.
+//   to device  if the host wrote: upload staging -> device (non-blocking).
+//   to host    if kernels wrote: download device -> staging (non-blocking),
+//              after the events that used the tensor.
+//   host view  wait for the download (or the upload, before rewriting).
+//   release    wait for the copies, unmap the staging buffer, free both.
+//
+// The staging buffer is mapped for its whole life and no command ever names
+// it: copies target its mapped host pointer, which stays valid until unmap
+// (OpenCL 3.0 section 5.5.4), so no map rule is at stake.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstring>
+#include <string>
+
+#include "clzero/detail/buffer_storage.hpp"
+#include "clzero/detail/queue_context.hpp"
+#include "clzero/error.hpp"
+#include "clzero/events.hpp"
+#include "clzero/intent.hpp"
+#include "clzero/policy/persistent.hpp"
+
+namespace clzero {
+namespace policy {
+
+class CopyToPinned {
+ public:
+  struct Options {};
+  static constexpr const char* name = "CopyToPinned";
+
+  CopyToPinned(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options&)
+      : q_(q),
+        device_(q, bytes, CL_MEM_READ_WRITE, "CopyToPinned: allocating the device buffer"),
+        staging_(q, bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, "CopyToPinned: allocating the staging buffer"),
+        intent_(intent) {
+    host_ = staging_.map(q_.q(), CL_MAP_READ | CL_MAP_WRITE, CL_TRUE, EventList{}, nullptr, name);
+    std::memset(host_, 0, bytes);
+    if (host_reads(intent)) {
+      cl_event fill = nullptr;
+      // Kernels may leave elements unwritten; the host must then see zeros,
+      // not whatever the device buffer held.
+      const cl_int rc = [&] {
+        const cl_uchar zero = 0;
+        return clEnqueueFillBuffer(q_.q(), device_.mem(), &zero, 1, 0, bytes, 0, nullptr, &fill);
+      }();
+      if (rc != CL_SUCCESS) {
+        unmap_staging();
+        detail::check(rc, "clEnqueueFillBuffer", name, "zeroing the device buffer");
+      }
+      device_busy_.adopt(fill);
+    }
+  }
+  CopyToPinned(const CopyToPinned&) = delete;
+  CopyToPinned& operator=(const CopyToPinned&) = delete;
+
+  ~CopyToPinned() {
+    EventList copies;
+    detail::call_noexcept(
+        [&] {
+          copies.append(downloaded_);
+          copies.append(uploaded_);
+        },
+        "CopyToPinned: collecting the copies of a tensor being released");
+    detail::wait_quietly(copies, q_, "waiting for the copies of a tensor being released");
+    unmap_staging();
+  }
+
+  void to_device(Access /*access*/, bool host_wrote, EventList& waits) {
+    waits.append(downloaded_);  // a kernel that writes must not overtake the last download
+    if (host_writes(intent_) && host_wrote) {
+      cl_event up = nullptr;
+      detail::check(clEnqueueWriteBuffer(q_.q(), device_.mem(), CL_FALSE, 0, device_.bytes(), host_,
+                                         device_busy_.count(), device_busy_.data(), &up),
+                    "clEnqueueWriteBuffer", name, "uploading the host's data to the device");
+      uploaded_.clear();
+      uploaded_.adopt(up);
+      waits.retain(up);
+    }
+  }
+
+  void to_host(Access access, EventList& used_by) {
+    if (device_writes(access) && host_reads(intent_)) {
+      cl_event down = nullptr;
+      detail::check(clEnqueueReadBuffer(q_.q(), device_.mem(), CL_FALSE, 0, device_.bytes(), host_, used_by.count(),
+                                        used_by.data(), &down),
+                    "clEnqueueReadBuffer", name, "downloading the device's data to the host");
+      downloaded_.clear();
+      downloaded_.adopt(down);
+    }
+    device_busy_.clear();
+    device_busy_.swap(used_by);
+  }
+
+  void* host_pointer() {
+    detail::wait_for(downloaded_, q_.q(), "CopyToPinned: waiting for the download to the host");
+    downloaded_.clear();
+    detail::wait_for(uploaded_, q_.q(), "CopyToPinned: waiting for the upload to finish reading the host copy");
+    uploaded_.clear();
+    return host_;
+  }
+
+  bool end_host(bool /*host_wrote*/) noexcept { return true; }
+  bool host_ready() const { return downloaded_.complete() && uploaded_.complete(); }
+
+  void bind(cl_kernel kernel, cl_uint index) const { device_.bind(kernel, index, name); }
+  cl_mem buffer() const noexcept { return device_.mem(); }
+  void* svm_pointer() const noexcept { return nullptr; }
+  std::string describe() const { return "CopyToPinned (device buffer + pinned staging)"; }
+
+ private:
+  void unmap_staging() noexcept {
+    if (host_ == nullptr) return;
+    cl_event unmapped = nullptr;
+    const cl_int rc = staging_.unmap(q_.q(), host_, EventList{}, &unmapped);
+    host_ = nullptr;
+    if (rc != CL_SUCCESS) {
+      detail::report_cleanup(Error("CopyToPinned: unmapping the staging buffer", "clEnqueueUnmapMemObject", rc));
+      return;
+    }
+    cl_int w = clFlush(q_.q());
+    if (w == CL_SUCCESS) w = clWaitForEvents(1, &unmapped);
+    if (w != CL_SUCCESS)
+      detail::report_cleanup(Error("CopyToPinned: waiting for the staging buffer's unmap", "clWaitForEvents", w));
+    clReleaseEvent(unmapped);
+  }
+
+  detail::QueueContext q_;
+  detail::BufferStorage device_;
+  detail::BufferStorage staging_;
+  Intent intent_;
+  void* host_ = nullptr;
+  EventList downloaded_;   // the last download, until the host waited for it
+  EventList uploaded_;     // the last upload, until the host may write again
+  EventList device_busy_;  // the commands that last used the device buffer
+};
+
+}  // namespace policy
+}  // namespace clzero

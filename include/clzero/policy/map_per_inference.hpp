@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// policy::MapPerInference: unmapped at rest. A host view maps (blocking) and
+// its end unmaps. What engines such as MNN (2019) and TNN do today: simple,
+// correct everywhere, and the baseline the other policies are measured against.
+//
+// The protocol:
+//   allocate   one cl_mem (an Allocation kind), zeroed; not mapped.
+//   to device  nothing to unmap; the kernel waits on the last unmap's event.
+//   to host    remember the events that used the tensor.
+//   host view  blocking map after those events; the last view's end unmaps.
+//   release    wait for the last unmap, then free.
+//
+// The blocking map joins the engine's in-order queue, so it also waits for
+// everything enqueued before it, not just the producer: the cost engines pay
+// today, which Persistent avoids by enqueueing its map right after the producer.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <string>
+
+#include "clzero/allocation.hpp"
+#include "clzero/detail/buffer_storage.hpp"
+#include "clzero/detail/queue_context.hpp"
+#include "clzero/error.hpp"
+#include "clzero/events.hpp"
+#include "clzero/intent.hpp"
+#include "clzero/policy/persistent.hpp"
+
+namespace clzero {
+namespace policy {
+
+class MapPerInference {
+ public:
+  struct Options {
+    Allocation allocation = Allocation::alloc_host_ptr();
+  };
+  static constexpr const char* name = "MapPerInference";
+
+  MapPerInference(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
+      : q_(q),
+        storage_(q, bytes, options.allocation, "MapPerInference: allocating the tensor"),
+        flags_(detail::host_map_flags(intent)),
+        allocation_(options.allocation) {
+    if (host_reads(intent)) {
+      cl_event fill = nullptr;
+      storage_.fill_zero(q_.q(), &fill, name);
+      pending_.adopt(fill);
+    }
+  }
+  MapPerInference(const MapPerInference&) = delete;
+  MapPerInference& operator=(const MapPerInference&) = delete;
+
+  ~MapPerInference() {
+    if (ptr_ != nullptr) end_host(false);
+    detail::wait_quietly(unmapped_, q_, "waiting for the last unmap of a tensor being released");
+  }
+
+  void to_device(Access /*access*/, bool /*host_wrote*/, EventList& waits) {
+    waits.append(pending_);
+    pending_.clear();
+  }
+
+  void to_host(Access /*access*/, EventList& used_by) {
+    pending_.clear();
+    pending_.swap(used_by);
+  }
+
+  void* host_pointer() {
+    void* p = storage_.map(q_.q(), flags_, CL_TRUE, pending_, nullptr, name);
+    ptr_ = p;
+    pending_.clear();
+    unmapped_.clear();
+    return p;
+  }
+
+  bool end_host(bool /*host_wrote*/) noexcept {
+    cl_event unmapped = nullptr;
+    const cl_int rc = storage_.unmap(q_.q(), ptr_, EventList{}, &unmapped);
+    if (rc != CL_SUCCESS) {
+      detail::report_cleanup(Error("MapPerInference: unmapping the tensor after a host view", "clEnqueueUnmapMemObject",
+                                   rc));
+      return false;
+    }
+    ptr_ = nullptr;
+    return detail::call_noexcept(
+        [&] {
+          pending_.adopt(unmapped);
+          unmapped_.retain(unmapped);
+        },
+        "MapPerInference: keeping the event of an unmap");
+  }
+
+  bool host_ready() const { return pending_.complete(); }
+
+  void bind(cl_kernel kernel, cl_uint index) const { storage_.bind(kernel, index, name); }
+  cl_mem buffer() const noexcept { return storage_.mem(); }
+  void* svm_pointer() const noexcept { return nullptr; }
+  const Allocation& allocation() const noexcept { return allocation_; }
+  std::string describe() const { return std::string(name) + " (" + allocation_.name() + ")"; }
+
+ private:
+  detail::QueueContext q_;
+  detail::BufferStorage storage_;
+  cl_map_flags flags_;
+  Allocation allocation_;
+  void* ptr_ = nullptr;
+  EventList pending_;   // what the next command on the tensor waits for
+  EventList unmapped_;  // our last unmap, waited for before release
+};
+
+}  // namespace policy
+}  // namespace clzero

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+// policy::Persistent: mapped at rest. The host reads and writes the tensor
+// whenever it owns it, as if the buffer had been mapped once; clzero unmaps
+// just before device access and re-maps right after, ordered by events.
+//
+// The protocol, in the order it runs:
+//   allocate   one cl_mem (an Allocation kind), zeroed, mapped (non-blocking).
+//   to device  unmap (non-blocking); the kernel waits on the unmap's event.
+//              A read mapping may stay while kernels only read (spec allows).
+//   to host    map again (non-blocking), waiting on the events that used the
+//              tensor; the map's pointer replaces the old one.
+//   host view  wait for the map's event only (never the whole queue).
+//   release    unmap, wait for the unmap, then free.
+//
+// Spec rules kept (OpenCL 3.0 section 5.5.4, clEnqueueMapBuffer): a region
+// mapped for writing is unmapped before any command that reads or writes the
+// object starts; mapped for reading, before any command that writes it. The
+// pointer of a map is used only after the map's event completes and only
+// until the unmap. A new map may return a new pointer (only USE_HOST_PTR is
+// stable), so the pointer of the current mapping is the one used and unmapped.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <string>
+#include <utility>
+
+#include "clzero/allocation.hpp"
+#include "clzero/detail/buffer_storage.hpp"
+#include "clzero/detail/queue_context.hpp"
+#include "clzero/error.hpp"
+#include "clzero/events.hpp"
+#include "clzero/intent.hpp"
+
+namespace clzero {
+namespace detail {
+
+/// The host's map flags for an intent. CL_MAP_WRITE_INVALIDATE_REGION for
+/// inputs: the host overwrites everything, so the driver need not copy the old
+/// contents in (OpenCL 1.2+).
+constexpr cl_map_flags host_map_flags(Intent intent) noexcept {
+  return intent == Intent::output  ? CL_MAP_READ
+         : intent == Intent::input ? CL_MAP_WRITE_INVALIDATE_REGION
+                                   : (CL_MAP_READ | CL_MAP_WRITE);
+}
+
+/// Waits for events in a destructor or a failure path, so that memory is never
+/// freed under a command that still uses it.
+inline void wait_quietly(const EventList& events, const QueueContext& q, const char* doing) noexcept {
+  wait_for_noexcept(events, q.q(), doing);
+}
+
+/// The mapped-at-rest protocol over any storage with map/unmap steps
+/// (BufferStorage for Persistent, SvmStorage for coarse-grained Svm).
+template <class Storage>
+class MappedAtRest {
+ public:
+  template <class... StorageArgs>
+  MappedAtRest(const QueueContext& q, Intent intent, const char* who, StorageArgs&&... storage_args)
+      : q_(q), storage_(q, std::forward<StorageArgs>(storage_args)...), flags_(host_map_flags(intent)), who_(who) {
+    EventList filled;
+    if (host_reads(intent)) {
+      cl_event fill = nullptr;
+      storage_.fill_zero(q_.q(), &fill, who_);
+      filled.adopt(fill);
+    }
+    struct WaitIfFailed {  // never free storage under the running fill
+      const EventList& events;
+      const QueueContext& q;
+      bool armed = true;
+      ~WaitIfFailed() {
+        if (armed) wait_quietly(events, q, "waiting for the fill of a tensor whose construction failed");
+      }
+    } guard{filled, q_};
+    map_async(filled);
+    guard.armed = false;
+  }
+
+  MappedAtRest(const MappedAtRest&) = delete;
+  MappedAtRest& operator=(const MappedAtRest&) = delete;
+
+  ~MappedAtRest() { release(); }
+
+  /// To device: unmap unless the mapping is for reading and kernels only read.
+  void to_device(Access access, bool /*host_wrote*/, EventList& waits) {
+    if (!mapped_) return;  // the last map failed; nothing is mapped
+    if (flags_ == CL_MAP_READ && access == Access::read) {
+      waits.append(ready_);  // readers may overlap a read mapping, not precede it
+      return;
+    }
+    cl_event unmapped = nullptr;
+    check(storage_.unmap(q_.q(), ptr_, ready_, &unmapped), Storage::unmap_api(), who_,
+          "unmapping the tensor before device access");
+    mapped_ = false;
+    ptr_ = nullptr;
+    ready_.clear();
+    waits.adopt(unmapped);
+  }
+
+  /// To host: map again once the commands in `used_by` have completed.
+  void to_host(Access /*access*/, EventList& used_by) {
+    if (mapped_) {  // kept mapped through a read-only access: data unchanged
+      in_flight_.append(used_by);
+      return;
+    }
+    in_flight_.clear();
+    map_async(used_by);
+  }
+
+  /// Blocks until the current mapping is usable; returns its pointer.
+  void* host_pointer() {
+    if (!mapped_)
+      raise(Error(ErrorKind::misuse, std::string(who_) + ": opening a host view",
+                  "the last map of this tensor failed, so no data reached the host; run the producer again "
+                  "(a new device access) before opening a view"));
+    if (!ready_.empty()) {
+      const cl_int status = settle_map();
+      if (status != CL_COMPLETE) {
+        // The map command ended in error: nothing is mapped, nothing to unmap.
+        mapped_ = false;
+        ptr_ = nullptr;
+        check(status, "clWaitForEvents", who_, "waiting for the map that makes the tensor visible to the host");
+      }
+    }
+    return ptr_;
+  }
+
+  bool end_host(bool /*host_wrote*/) noexcept { return true; }
+
+  /// Whether a host view would open without blocking.
+  bool host_ready() const { return !mapped_ || ready_.complete(); }
+
+  void bind(cl_kernel kernel, cl_uint index) const { storage_.bind(kernel, index, who_); }
+  cl_mem buffer() const noexcept { return storage_.mem(); }
+  void* svm_pointer() const noexcept { return storage_.svm_pointer(); }
+  const Storage& storage() const noexcept { return storage_; }
+
+ private:
+  void map_async(const EventList& after) {
+    cl_event mapped = nullptr;
+    void* p = storage_.map(q_.q(), flags_, CL_FALSE, after, &mapped, who_);
+    ptr_ = p;
+    mapped_ = true;
+    ready_.adopt(mapped);
+  }
+
+  // Waits for the map; returns its final status (CL_COMPLETE, or the error
+  // the map command ended with, e.g. because its producer failed).
+  cl_int settle_map() {
+    if (!ready_.complete()) check(clFlush(q_.q()), "clFlush", who_, "submitting the map of the tensor");
+    const cl_int rc = clWaitForEvents(ready_.count(), ready_.data());
+    if (rc != CL_SUCCESS && rc != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+      check(rc, "clWaitForEvents", who_, "waiting for the map that makes the tensor visible to the host");
+    cl_int status = CL_COMPLETE;
+    if (rc != CL_SUCCESS) {
+      clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+      if (status >= CL_COMPLETE) status = rc;
+    }
+    ready_.clear();
+    return status;
+  }
+
+  void release() noexcept {
+    if (mapped_) {
+      // Unmap only a mapping that happened: a failed map left nothing mapped.
+      bool ok = wait_for_noexcept(ready_, q_.q(), "waiting for the tensor's last map before releasing it");
+      cl_int status = CL_COMPLETE;
+      if (ok && !ready_.empty())
+        clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+      if (ok && status == CL_COMPLETE) {
+        cl_event unmapped = nullptr;
+        const cl_int rc = storage_.unmap(q_.q(), ptr_, EventList{}, &unmapped);
+        if (rc != CL_SUCCESS) {
+          report_cleanup(Error(std::string(who_) + ": unmapping the tensor before releasing it",
+                               Storage::unmap_api(), rc));
+        } else {
+          EventList done;
+          done.adopt(unmapped);
+          wait_quietly(done, q_, "waiting for the unmap of a tensor being released");
+        }
+      }
+      mapped_ = false;
+    }
+    if (Storage::needs_idle_before_free)
+      wait_quietly(in_flight_, q_, "waiting for the kernels that use a tensor being released");
+    ready_.clear();
+    in_flight_.clear();
+  }
+
+  QueueContext q_;
+  Storage storage_;
+  cl_map_flags flags_;
+  const char* who_;
+  void* ptr_ = nullptr;
+  bool mapped_ = false;
+  EventList ready_;      // the current map's event, until it has been waited for
+  EventList in_flight_;  // read-only accesses that ran while the tensor stayed mapped
+};
+
+}  // namespace detail
+
+namespace policy {
+
+/// Mapped at rest; unmapped only while the device has the tensor. The right
+/// default wherever a map is cheap (CPUs, integrated GPUs) and, with
+/// Allocation::nv_host_pinned, on NVIDIA discrete GPUs.
+class Persistent : public detail::MappedAtRest<detail::BufferStorage> {
+ public:
+  struct Options {
+    Allocation allocation = Allocation::alloc_host_ptr();
+  };
+  static constexpr const char* name = "Persistent";
+
+  Persistent(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
+      : MappedAtRest(q, intent, name, bytes, options.allocation, "Persistent: allocating the tensor"),
+        allocation_(options.allocation) {}
+
+  const Allocation& allocation() const noexcept { return allocation_; }
+  std::string describe() const { return std::string(name) + " (" + allocation_.name() + ")"; }
+
+ private:
+  Allocation allocation_;
+};
+
+}  // namespace policy
+}  // namespace clzero

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shape: the extents of a tensor, row-major, rank 1 to 8, held inline (no heap).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <limits>
+#include <string>
+
+#include "clzero/error.hpp"
+
+namespace clzero {
+
+/// The extents of a tensor, outermost first (row-major, like C arrays and
+/// NCHW layouts). Rank 1 to Shape::max_rank; every extent at least 1.
+class Shape {
+ public:
+  static constexpr std::size_t max_rank = 8;
+
+  Shape(std::initializer_list<std::size_t> extents) { assign(extents.begin(), extents.end()); }
+
+  /// From any range of extents, e.g. a std::vector<std::size_t> or int64_t dims.
+  template <class Iterator>
+  Shape(Iterator first, Iterator last) {
+    assign(first, last);
+  }
+
+  std::size_t rank() const noexcept { return rank_; }
+  std::size_t operator[](std::size_t axis) const noexcept { return extents_[axis]; }
+  const std::size_t* begin() const noexcept { return extents_.data(); }
+  const std::size_t* end() const noexcept { return extents_.data() + rank_; }
+
+  /// The number of elements: the product of the extents, checked for overflow
+  /// when the shape was built.
+  std::size_t elements() const noexcept { return elements_; }
+
+  /// "[2, 3, 4]", for messages.
+  std::string to_string() const {
+    std::string s = "[";
+    for (std::size_t i = 0; i < rank_; ++i) s += (i ? ", " : "") + std::to_string(extents_[i]);
+    return s + "]";
+  }
+
+  friend bool operator==(const Shape& a, const Shape& b) noexcept {
+    if (a.rank_ != b.rank_) return false;
+    for (std::size_t i = 0; i < a.rank_; ++i)
+      if (a.extents_[i] != b.extents_[i]) return false;
+    return true;
+  }
+  friend bool operator!=(const Shape& a, const Shape& b) noexcept { return !(a == b); }
+
+ private:
+  template <class Iterator>
+  void assign(Iterator first, Iterator last) {
+    constexpr const char* doing = "building a tensor Shape";
+    rank_ = 0;
+    elements_ = 1;
+    for (; first != last; ++first) {
+      if (rank_ == max_rank)
+        detail::raise_invalid(doing, "rank above " + std::to_string(max_rank) + " is not supported");
+      const auto extent = *first;
+      if (extent <= 0)
+        detail::raise_invalid(doing, "extent " + std::to_string(rank_) + " is " + std::to_string(extent) +
+                                         "; a tensor needs at least one element along every axis");
+      const auto e = static_cast<std::size_t>(extent);
+      if (elements_ > std::numeric_limits<std::size_t>::max() / e)
+        detail::raise_invalid(doing, "the element count overflows std::size_t at extent " + std::to_string(rank_));
+      elements_ *= e;
+      extents_[rank_++] = e;
+    }
+    if (rank_ == 0) detail::raise_invalid(doing, "a shape needs rank 1 or more (zero elements)");
+  }
+
+  std::array<std::size_t, max_rank> extents_{};
+  std::size_t rank_ = 0;
+  std::size_t elements_ = 0;
+};
+
+}  // namespace clzero

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Small probes the rule tests use to observe the OpenCL state directly.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <future>
+
+#include "support/test_env.hpp"
+
+namespace clzero_test {
+
+/// CL_MEM_MAP_COUNT: for tests only (the spec says it is for debugging).
+inline cl_uint map_count(cl_mem m) {
+  cl_uint n = 0;
+  ok(clGetMemObjectInfo(m, CL_MEM_MAP_COUNT, sizeof n, &n, nullptr), "clGetMemObjectInfo(CL_MEM_MAP_COUNT)");
+  return n;
+}
+
+inline cl_ulong profile(cl_event e, cl_profiling_info what) {
+  cl_ulong t = 0;
+  ok(clGetEventProfilingInfo(e, what, sizeof t, &t, nullptr), "clGetEventProfilingInfo");
+  return t;
+}
+
+inline void wait(cl_uint n, const cl_event* events) {
+  if (n > 0) ok(clWaitForEvents(n, events), "clWaitForEvents");
+}
+
+/// A user event that holds back whatever waits on it until open() is called.
+struct Gate {
+  Gate() {
+    cl_int rc = CL_SUCCESS;
+    event = clCreateUserEvent(Env::get().context, &rc);
+    ok(rc, "clCreateUserEvent");
+  }
+  ~Gate() {
+    open();
+    clReleaseEvent(event);
+  }
+  void open() {
+    if (!opened) clSetUserEventStatus(event, CL_COMPLETE);
+    opened = true;
+  }
+  cl_event event = nullptr;
+  bool opened = false;
+};
+
+/// Whether `f` finishes within `seconds` (it keeps running if not).
+template <class Future>
+bool finishes_within(Future& f, double seconds) {
+  return f.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::ready;
+}
+
+}  // namespace clzero_test

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every policy, every allocation, every intent: kernels write values that
+// change every iteration, the host checks every element of every iteration.
+// Sizes: 4 B, 4 KiB, 1 MiB, 16 MiB and odd byte counts (1, 3, 4097, 1000003).
+#include <clzero/clzero.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "support/catch.hpp"
+#include "support/freshness.hpp"
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+struct Size {
+  std::size_t bytes;
+  int iterations;
+};
+// Large sizes run fewer iterations; each still checks every element.
+const Size kSizes[] = {{4, 24}, {4096, 16}, {1 << 20, 6}, {16 << 20, 3},
+                       {1, 24}, {3, 24},    {4097, 12},  {1000003, 4}};
+
+template <class Policy>
+void every_intent_every_size(const typename Policy::Options& options) {
+  for (const Size& s : kSizes) {
+    for (Intent intent : {Intent::output, Intent::input, Intent::inout}) {
+      INFO("bytes " << s.bytes << ", intent " << to_string(intent) << ", " << s.iterations << " iterations");
+      Verdict v;
+      if (s.bytes % 4 == 0) {
+        const std::size_t n = s.bytes / 4;
+        v = intent == Intent::output  ? output_freshness<std::uint32_t, Policy>(options, n, s.iterations)
+            : intent == Intent::input ? input_freshness<std::uint32_t, Policy>(options, n, s.iterations)
+                                      : inout_freshness<std::uint32_t, Policy>(options, n, s.iterations);
+      } else {
+        v = intent == Intent::output  ? output_freshness<std::uint8_t, Policy>(options, s.bytes, s.iterations)
+            : intent == Intent::input ? input_freshness<std::uint8_t, Policy>(options, s.bytes, s.iterations)
+                                      : inout_freshness<std::uint8_t, Policy>(options, s.bytes, s.iterations);
+      }
+      INFO(v.first_wrong);
+      CHECK(v.checked == (s.bytes % 4 == 0 ? s.bytes / 4 : s.bytes) * static_cast<std::size_t>(s.iterations));
+      CHECK(v.wrong == 0);
+    }
+  }
+}
+
+// Runs the freshness matrix where the device offers the policy; where it
+// does not, checks that construction fails with ErrorKind::unsupported and a
+// message naming what is missing (never a silent fallback).
+template <class Policy>
+void where_supported(const typename Policy::Options& options, const char* missing) {
+  bool supported = true;
+  try {
+    MappedTensor<std::uint32_t, Policy> probe(Env::get().queue, {1}, Intent::output, options);
+  } catch (const Error& e) {
+    INFO(e.what());
+    REQUIRE(e.kind() == ErrorKind::unsupported);
+    REQUIRE(std::string(e.what()).find(missing) != std::string::npos);
+    supported = false;
+  }
+  if (supported) every_intent_every_size<Policy>(options);
+}
+
+}  // namespace
+
+TEST_CASE("MapPerInference over ALLOC_HOST_PTR gives fresh data every inference", "[freshness]") {
+  every_intent_every_size<policy::MapPerInference>({Allocation::alloc_host_ptr()});
+}
+
+TEST_CASE("MapPerInference over USE_HOST_PTR gives fresh data every inference", "[freshness]") {
+  every_intent_every_size<policy::MapPerInference>({Allocation::use_host_ptr()});
+}
+
+TEST_CASE("Persistent over ALLOC_HOST_PTR gives fresh data every inference", "[freshness]") {
+  every_intent_every_size<policy::Persistent>({Allocation::alloc_host_ptr()});
+}
+
+TEST_CASE("Persistent over USE_HOST_PTR gives fresh data every inference", "[freshness]") {
+  every_intent_every_size<policy::Persistent>({Allocation::use_host_ptr()});
+}
+
+TEST_CASE("Persistent over NVIDIA host-pinned memory gives fresh data, or says the device lacks it",
+          "[freshness]") {
+  where_supported<policy::Persistent>({Allocation::nv_host_pinned()}, "cl_nv_create_buffer");
+}
+
+TEST_CASE("CopyToPinned gives fresh data every inference", "[freshness]") {
+  every_intent_every_size<policy::CopyToPinned>({});
+}
+
+#if defined(CL_VERSION_2_0)
+TEST_CASE("Svm with fine-grained buffers gives fresh data, or says the device lacks them", "[freshness]") {
+  where_supported<policy::Svm>({policy::Svm::Grain::fine}, "fine-grained buffer SVM");
+}
+
+TEST_CASE("Svm with coarse-grained buffers gives fresh data, or says the device lacks them", "[freshness]") {
+  where_supported<policy::Svm>({policy::Svm::Grain::coarse}, "coarse-grained buffer SVM");
+}
+#endif
+
+TEST_CASE("UnifiedHost gives fresh data, or says the device lacks Intel USM", "[freshness]") {
+  where_supported<policy::UnifiedHost>({}, "cl_intel_unified_shared_memory");
+}
+
+TEST_CASE("Auto gives fresh data every inference with the policy it picks", "[freshness]") {
+  const policy::Choice c = policy::choose(Env::get().caps, Intent::output);
+  INFO("Auto picks " << c.name() << ": " << c.reason);
+  every_intent_every_size<policy::Auto>({});
+}

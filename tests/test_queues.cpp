@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// The engine's queues: out-of-order queues ordered by events, producers on
+// another queue, and never draining the engine's queue.
+#include <clzero/clzero.hpp>
+
+#include <cstdint>
+#include <future>
+#include <string>
+
+#include "support/catch.hpp"
+#include "support/freshness.hpp"
+#include "support/probes.hpp"
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+struct Queue {
+  explicit Queue(cl_command_queue_properties props) : q(Env::get().make_queue(props)) {}
+  ~Queue() { clReleaseCommandQueue(q); }
+  cl_command_queue q;
+};
+
+bool out_of_order_supported() { return Env::get().caps.out_of_order_queue; }
+
+template <class Policy>
+void fresh_on_out_of_order_queue(const typename Policy::Options& options) {
+  Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  for (std::size_t n : {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 18}) {
+    INFO(n << " elements");
+    const Verdict v = output_freshness<std::uint32_t, Policy>(options, n, 12, ooo.q);
+    INFO(v.first_wrong);
+    CHECK(v.wrong == 0);
+    CHECK(v.checked == n * 12);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an out-of-order queue gives fresh data when events are handed in", "[queues]") {
+  if (!out_of_order_supported()) {
+    // The device has no out-of-order queues: creating one must fail, so the
+    // engine cannot have one either.
+    bool created = true;
+    try {
+      clReleaseCommandQueue(Env::get().make_queue(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE));
+    } catch (const std::exception&) {
+      created = false;
+    }
+    CHECK_FALSE(created);
+    return;
+  }
+  fresh_on_out_of_order_queue<policy::Persistent>({});
+  fresh_on_out_of_order_queue<policy::MapPerInference>({});
+  fresh_on_out_of_order_queue<policy::CopyToPinned>({});
+  fresh_on_out_of_order_queue<policy::Auto>({});
+}
+
+TEST_CASE("an out-of-order queue gives fresh data even without recorded events", "[queues]") {
+  if (!out_of_order_supported()) return;  // covered by the test above
+  Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  Env& env = Env::get();
+  MappedTensor<std::uint32_t, policy::Persistent> t(env.context, ooo.q, {65536}, Intent::output, {});
+  Kernel fill("fill_u32");
+  for (cl_uint iter = 1; iter <= 10; ++iter) {
+    {
+      auto dev = t.device_access();
+      dev.bind(fill.k, 0);
+      fill.arg(1, cl_uint{65536});
+      fill.arg(2, iter);
+      std::size_t n = 65536;
+      // The kernel waits on the unmap but its event is not handed back:
+      // clzero orders its map after a marker of everything enqueued so far.
+      ok(clEnqueueNDRangeKernel(ooo.q, fill.k, 1, nullptr, &n, nullptr, dev.wait_count(), dev.wait_list(), nullptr),
+         "clEnqueueNDRangeKernel");
+    }
+    auto view = t.read_view();
+    std::size_t wrong = 0;
+    for (std::uint32_t i = 0; i < 65536; ++i) wrong += view[i] != value(i, iter);
+    REQUIRE(wrong == 0);
+  }
+}
+
+TEST_CASE("a producer on another queue is flushed and waited for", "[queues]") {
+  Env& env = Env::get();
+  Queue producer(0);
+  MappedTensor<std::uint32_t, policy::Persistent> t(env.context, env.queue, {8192}, Intent::output, {});
+  Kernel fill("fill_u32");
+  for (cl_uint iter = 1; iter <= 8; ++iter) {
+    {
+      auto dev = t.device_access();
+      dev.bind(fill.k, 0);
+      fill.arg(1, cl_uint{8192});
+      fill.arg(2, iter);
+      launch(producer.q, fill.k, 8192, dev);  // never flushed by the test
+    }
+    auto view = t.read_view();
+    std::size_t wrong = 0;
+    for (std::uint32_t i = 0; i < 8192; ++i) wrong += view[i] != value(i, iter);
+    REQUIRE(wrong == 0);
+  }
+}
+
+namespace {
+
+// If clzero drained the queue (clFinish) or waited for anything but its own
+// step, the view would block behind the gate and the reader would time out.
+template <class Policy>
+void view_ignores_later_work(const char* name) {
+  Env& env = Env::get();
+  INFO(name);
+  MappedTensor<std::uint32_t, Policy> t(env.context, env.queue, {4096}, Intent::output, typename Policy::Options{});
+  Kernel fill("fill_u32");
+  Gate gate;
+  {
+    auto dev = t.device_access();
+    dev.bind(fill.k, 0);
+    fill.arg(1, cl_uint{4096});
+    fill.arg(2, cl_uint{5});
+    launch(env.queue, fill.k, 4096, dev);
+  }
+  // Unrelated work after the producer that cannot finish before the gate opens.
+  cl_event blocked = nullptr;
+  ok(clEnqueueMarkerWithWaitList(env.queue, 1, &gate.event, &blocked), "clEnqueueMarkerWithWaitList");
+  auto reader = std::async(std::launch::async, [&] {
+    auto view = t.read_view();
+    std::size_t wrong = 0;
+    for (std::uint32_t i = 0; i < 4096; ++i) wrong += view[i] != value(i, 5);
+    return wrong;
+  });
+  const bool done = finishes_within(reader, 60.0);
+  gate.open();
+  clWaitForEvents(1, &blocked);
+  clReleaseEvent(blocked);
+  REQUIRE(done);
+  CHECK(reader.get() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a host view never waits for work enqueued after the producer", "[queues]") {
+  view_ignores_later_work<policy::Persistent>("Persistent");
+  view_ignores_later_work<policy::CopyToPinned>("CopyToPinned");
+  view_ignores_later_work<policy::Auto>("Auto");
+#if defined(CL_VERSION_2_0)
+  if (Env::get().caps.svm_fine_grain_buffer) view_ignores_later_work<policy::Svm>("Svm");
+#endif
+}
