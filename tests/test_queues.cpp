@@ -29,7 +29,7 @@ template <class Policy>
 void fresh_on_out_of_order_queue(const typename Policy::Options& options) {
   Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   for (std::size_t n : {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 18}) {
-    INFO(n << " elements");
+    INFO(Policy::name << ", " << n << " elements");
     const Verdict v = output_freshness<std::uint32_t, Policy>(options, n, 12, ooo.q);
     INFO(v.first_wrong);
     CHECK(v.wrong == 0);

@@ -77,7 +77,10 @@ class CopyToPinned {
   }
 
   void to_device(Access /*access*/, bool host_wrote, EventList& waits) {
-    waits.append(downloaded_);  // a kernel that writes must not overtake the last download
+    // Kernels must not overtake the last download (it reads the device
+    // buffer) nor the zero fill of a new tensor: on an out-of-order queue only
+    // these events order them.
+    waits.append(downloaded_);
     if (host_writes(intent_) && host_wrote) {
       cl_event up = nullptr;
       detail::check(clEnqueueWriteBuffer(q_.q(), device_.mem(), CL_FALSE, 0, device_.bytes(), host_,
@@ -86,6 +89,8 @@ class CopyToPinned {
       uploaded_.clear();
       uploaded_.adopt(up);
       waits.retain(up);
+    } else {
+      waits.append(device_busy_);
     }
   }
 
