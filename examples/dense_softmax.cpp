@@ -187,9 +187,9 @@ int main(int argc, char** argv) {
   e.bias = clCreateBuffer(e.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &rc);
   check(rc, "bias");
   const cl_uint in = kIn, out = kOut;
-  clSetKernelArg(e.dense, 4, sizeof in, &in);
-  clSetKernelArg(e.dense, 5, sizeof out, &out);
-  clSetKernelArg(e.softmax, 1, sizeof out, &out);
+  check(clSetKernelArg(e.dense, 4, sizeof in, &in), "dense arg 4");
+  check(clSetKernelArg(e.dense, 5, sizeof out, &out), "dense arg 5");
+  check(clSetKernelArg(e.softmax, 1, sizeof out, &out), "softmax arg 1");
 
   std::vector<Result> results;
   results.push_back(run<clzero::policy::MapPerInference>(e));

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// Raw-OpenCL probes of driver behaviour that clzero's policies depend on.
+// Each probe runs a command sequence many times on fresh buffers and counts
+// the runs in which the host saw a wrong element. Used to find, and to keep
+// checking, the workarounds documented in docs/drivers.md.
+//
+//   nv_quirks [platform-name-substring] [elements]
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using CreateBufferNv = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, cl_bitfield, size_t, void*, cl_int*);
+
+cl_context ctx;
+cl_command_queue q;
+cl_kernel fill;
+cl_platform_id platform;
+CreateBufferNv create_nv = nullptr;
+size_t n = 1 << 18;
+
+void ok(cl_int rc, const char* what) {
+  if (rc != CL_SUCCESS) {
+    std::printf("  %s failed: %d\n", what, rc);
+    throw rc;
+  }
+}
+
+cl_uint value(cl_uint i, cl_uint iter) { return (i * 2654435761u) ^ (iter * 40503u + 0x9E3779B9u); }
+
+enum class Alloc { alloc_host_ptr, nv_host_pinned, nv_host, use_host_ptr };
+const char* name(Alloc a) {
+  return a == Alloc::alloc_host_ptr ? "ALLOC_HOST_PTR" : a == Alloc::nv_host_pinned ? "NV host+pinned"
+         : a == Alloc::nv_host                                                   ? "NV host"
+                                                                                 : "USE_HOST_PTR";
+}
+
+std::vector<void*> owned;
+cl_mem make(Alloc a) {
+  cl_int rc = CL_SUCCESS;
+  cl_mem m = nullptr;
+  if (a == Alloc::alloc_host_ptr) m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n * 4, nullptr, &rc);
+  if (a == Alloc::nv_host_pinned) m = create_nv(ctx, CL_MEM_READ_WRITE, 3, n * 4, nullptr, &rc);
+  if (a == Alloc::nv_host) m = create_nv(ctx, CL_MEM_READ_WRITE, 1, n * 4, nullptr, &rc);
+  if (a == Alloc::use_host_ptr) {
+    void* p = std::aligned_alloc(4096, (n * 4 + 4095) / 4096 * 4096);
+    owned.push_back(p);
+    m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n * 4, p, &rc);
+  }
+  ok(rc, "create buffer");
+  return m;
+}
+
+void run_kernel(cl_mem m, cl_uint iter, cl_uint nwait, const cl_event* wait, cl_event* done) {
+  cl_uint count = static_cast<cl_uint>(n);
+  ok(clSetKernelArg(fill, 0, sizeof m, &m), "arg");
+  ok(clSetKernelArg(fill, 1, sizeof count, &count), "arg");
+  ok(clSetKernelArg(fill, 2, sizeof iter, &iter), "arg");
+  ok(clEnqueueNDRangeKernel(q, fill, 1, nullptr, &n, nullptr, nwait, wait, done), "kernel");
+}
+
+size_t wrong(const cl_uint* p, cl_uint iter) {
+  size_t w = 0;
+  for (size_t i = 0; i < n; ++i) w += p[i] != value(static_cast<cl_uint>(i), iter);
+  return w;
+}
+
+// The clzero Persistent sequence: [init] map(non-blocking) ... per iteration:
+// unmap -> kernel -> map(non-blocking, after kernel) -> wait -> read.
+size_t persistent(Alloc a, int init, int iterations, bool flush_after_fill, std::vector<void*>* pointers = nullptr) {
+  cl_mem m = make(a);
+  cl_event ev = nullptr;
+  if (init == 1) {  // device fill
+    cl_uchar z = 0;
+    ok(clEnqueueFillBuffer(q, m, &z, 1, 0, n * 4, 0, nullptr, &ev), "fill");
+    if (flush_after_fill) clFinish(q);
+  } else if (init == 2) {  // host zero through a blocking write-invalidate map
+    void* p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, n * 4, 0, nullptr, nullptr, nullptr);
+    std::memset(p, 0, n * 4);
+    ok(clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev), "unmap");
+  }
+  cl_int rc = CL_SUCCESS;
+  cl_event mapped = nullptr;
+  void* p = clEnqueueMapBuffer(q, m, CL_FALSE, CL_MAP_READ, 0, n * 4, ev ? 1 : 0, ev ? &ev : nullptr, &mapped, &rc);
+  ok(rc, "map");
+  if (ev) clReleaseEvent(ev);
+  size_t bad = 0;
+  for (int it = 1; it <= iterations; ++it) {
+    cl_event unmapped = nullptr, done = nullptr;
+    ok(clEnqueueUnmapMemObject(q, m, p, 1, &mapped, &unmapped), "unmap");
+    clReleaseEvent(mapped);
+    run_kernel(m, static_cast<cl_uint>(it), 1, &unmapped, &done);
+    clReleaseEvent(unmapped);
+    p = clEnqueueMapBuffer(q, m, CL_FALSE, CL_MAP_READ, 0, n * 4, 1, &done, &mapped, &rc);
+    ok(rc, "map");
+    clReleaseEvent(done);
+    clFlush(q);
+    ok(clWaitForEvents(1, &mapped), "wait");
+    if (pointers) pointers->push_back(p);
+    bad += wrong(static_cast<cl_uint*>(p), static_cast<cl_uint>(it)) ? 1 : 0;
+  }
+  clEnqueueUnmapMemObject(q, m, p, 1, &mapped, nullptr);
+  clReleaseEvent(mapped);
+  clFinish(q);
+  clReleaseMemObject(m);
+  return bad;
+}
+
+// Fill then kernel then ReadBuffer: is the fill ordered before the kernel?
+size_t fill_then_kernel(Alloc a) {
+  cl_mem m = make(a);
+  cl_uchar z = 0;
+  ok(clEnqueueFillBuffer(q, m, &z, 1, 0, n * 4, 0, nullptr, nullptr), "fill");
+  run_kernel(m, 1, 0, nullptr, nullptr);
+  std::vector<cl_uint> host(n);
+  ok(clEnqueueReadBuffer(q, m, CL_TRUE, 0, n * 4, host.data(), 0, nullptr, nullptr), "read");
+  clReleaseMemObject(m);
+  return wrong(host.data(), 1) ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* want = argc > 1 ? argv[1] : "NVIDIA";
+  if (argc > 2) n = std::stoul(argv[2]);
+  cl_uint np = 0;
+  clGetPlatformIDs(0, nullptr, &np);
+  std::vector<cl_platform_id> ps(np);
+  clGetPlatformIDs(np, ps.data(), nullptr);
+  cl_device_id dev = nullptr;
+  for (auto p : ps) {
+    char nm[256] = {};
+    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof nm, nm, nullptr);
+    if (std::strstr(nm, want) && clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr) == CL_SUCCESS) {
+      platform = p;
+      break;
+    }
+  }
+  if (!dev) return 1;
+  char dn[256] = {}, dv[256] = {};
+  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dn, dn, nullptr);
+  clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof dv, dv, nullptr);
+  std::printf("nv_quirks on %s, driver %s, %zu elements\n", dn, dv, n);
+  cl_int rc = CL_SUCCESS;
+  ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &rc);
+  q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
+  const char* src =
+      "__kernel void fill(__global uint* o, uint n, uint it) { uint i = get_global_id(0);"
+      " if (i < n) o[i] = (i * 2654435761u) ^ (it * 40503u + 0x9E3779B9u); }";
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &src, nullptr, &rc);
+  clBuildProgram(prog, 1, &dev, "", nullptr, nullptr);
+  fill = clCreateKernel(prog, "fill", &rc);
+  create_nv = reinterpret_cast<CreateBufferNv>(clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
+
+  std::vector<Alloc> allocs = {Alloc::alloc_host_ptr, Alloc::use_host_ptr};
+  if (create_nv) {
+    allocs.push_back(Alloc::nv_host_pinned);
+    allocs.push_back(Alloc::nv_host);
+  }
+  const int runs = 20;
+  for (Alloc a : allocs) {
+    size_t f = 0, pf = 0, ph = 0, pn = 0, pff = 0;
+    try {
+      for (int r = 0; r < runs; ++r) {
+        f += fill_then_kernel(a);
+        pf += persistent(a, 1, 3, false);
+        pff += persistent(a, 1, 3, true);
+        ph += persistent(a, 2, 3, false);
+        pn += persistent(a, 0, 3, false);
+      }
+    } catch (cl_int) {
+      std::printf("%-16s: error\n", name(a));
+      continue;
+    }
+    std::printf("%-16s: fill+kernel+read bad runs %zu/%d | persistent iterations with a wrong element: "
+                "after device fill %zu/%d, after device fill + clFinish %zu/%d, after host zero %zu/%d, "
+                "no init %zu/%d\n",
+                name(a), f, runs, pf, runs * 3, pff, runs * 3, ph, runs * 3, pn, runs * 3);
+    std::vector<void*> ptrs;
+    persistent(a, 0, 8, false, &ptrs);
+    size_t distinct = 0;
+    for (size_t i = 0; i < ptrs.size(); ++i) distinct += (i == 0 || ptrs[i] != ptrs[i - 1]);
+    std::printf("%-16s: map pointer changed %zu times in %zu re-maps\n", name(a), distinct - 1, ptrs.size());
+  }
+  return 0;
+}
