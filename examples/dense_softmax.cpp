@@ -26,20 +26,20 @@ const char* kSource = R"CLC(
 // One work-item per (sample, class): logits = x W + b, then a numerically
 // stable softmax per sample by the first work-item of each row.
 __kernel void dense(__global const float* x, __global const float* w, __global const float* b,
-                    __global float* y, uint in, uint out) {
+                    __global float* y, uint n_in, uint n_out) {
   uint s = get_global_id(1), c = get_global_id(0);
   float acc = b[c];
-  for (uint k = 0; k < in; ++k) acc += x[s * in + k] * w[k * out + c];
-  y[s * out + c] = acc;
+  for (uint k = 0; k < n_in; ++k) acc += x[s * n_in + k] * w[k * n_out + c];
+  y[s * n_out + c] = acc;
 }
-__kernel void softmax(__global float* y, uint out) {
+__kernel void softmax(__global float* y, uint n_out) {
   uint s = get_global_id(0);
-  __global float* row = y + s * out;
+  __global float* row = y + s * n_out;
   float m = row[0];
-  for (uint c = 1; c < out; ++c) m = fmax(m, row[c]);
+  for (uint c = 1; c < n_out; ++c) m = fmax(m, row[c]);
   float sum = 0.0f;
-  for (uint c = 0; c < out; ++c) { row[c] = exp(row[c] - m); sum += row[c]; }
-  for (uint c = 0; c < out; ++c) row[c] /= sum;
+  for (uint c = 0; c < n_out; ++c) { row[c] = exp(row[c] - m); sum += row[c]; }
+  for (uint c = 0; c < n_out; ++c) row[c] /= sum;
 }
 )CLC";
 
@@ -117,9 +117,19 @@ Result run(const Engine& e) {
       std::vector<cl_event> waits(in.waits().begin(), in.waits().end());
       waits.insert(waits.end(), out.waits().begin(), out.waits().end());
       cl_event dense_done = nullptr;
-      check(clEnqueueNDRangeKernel(e.queue, e.dense, 2, nullptr, dense_size, nullptr,
-                                   static_cast<cl_uint>(waits.size()), waits.data(), &dense_done),
-            "dense");
+      cl_int drc = clEnqueueNDRangeKernel(e.queue, e.dense, 2, nullptr, dense_size, nullptr,
+                                          static_cast<cl_uint>(waits.size()), waits.data(), &dense_done);
+      if (drc != CL_SUCCESS) {  // diagnose: which argument does the driver miss?
+        for (cl_uint a = 0; a < 6; ++a) {
+          const cl_uint zero = 0;
+          cl_int arc = a == 4 || a == 5 ? clSetKernelArg(e.dense, a, sizeof zero, &zero) : CL_SUCCESS;
+          std::fprintf(stderr, "dense arg %u reset rc=%d\n", a, arc);
+        }
+        cl_event ev2 = nullptr;
+        cl_int r2 = clEnqueueNDRangeKernel(e.queue, e.dense, 2, nullptr, dense_size, nullptr, 0, nullptr, &ev2);
+        std::fprintf(stderr, "dense retry without waits: %s\n", clzero::error_name(r2));
+      }
+      check(drc, "dense");
       in.used_by(dense_done);
       const std::size_t rows = kBatch;
       check(clEnqueueNDRangeKernel(e.queue, e.softmax, 1, nullptr, &rows, nullptr, 1, &dense_done,
