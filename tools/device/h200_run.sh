@@ -7,7 +7,10 @@
 #   tools/device/h200_run.sh [tests] [info] [bench] [cuda]   (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-$PWD/device-logs}
+# Logs are written to device-logs/ and, on the GPU test machine, also packed
+# into $OUT/logs.tgz (the machine returns few files).
+out=$PWD/device-logs
+rm -rf "$out"
 mkdir -p "$out"
 stages=${*:-tests info bench cuda}
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -78,3 +81,7 @@ fi
 echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+if [ -n "${OUT:-}" ]; then
+  tar czf "$OUT/logs.tgz" -C "$out" .
+  cp "$out/summary.txt" "$OUT/"
+fi
