@@ -119,15 +119,19 @@ Result run(const Engine& e) {
       cl_event dense_done = nullptr;
       cl_int drc = clEnqueueNDRangeKernel(e.queue, e.dense, 2, nullptr, dense_size, nullptr,
                                           static_cast<cl_uint>(waits.size()), waits.data(), &dense_done);
-      if (drc != CL_SUCCESS) {  // diagnose: which argument does the driver miss?
-        for (cl_uint a = 0; a < 6; ++a) {
-          const cl_uint zero = 0;
-          cl_int arc = a == 4 || a == 5 ? clSetKernelArg(e.dense, a, sizeof zero, &zero) : CL_SUCCESS;
-          std::fprintf(stderr, "dense arg %u reset rc=%d\n", a, arc);
+      if (drc != CL_SUCCESS) {  // diagnose: which argument does the driver reject?
+        cl_int trc = CL_SUCCESS;
+        cl_mem tmp = clCreateBuffer(e.context, CL_MEM_READ_WRITE, kBatch * kIn * 4, nullptr, &trc);
+        for (cl_uint a = 0; a < 4; ++a) {
+          cl_mem keep = nullptr;
+          clSetKernelArg(e.dense, a, sizeof tmp, &tmp);
+          cl_event ev2 = nullptr;
+          cl_int r2 = clEnqueueNDRangeKernel(e.queue, e.dense, 2, nullptr, dense_size, nullptr, 0, nullptr, &ev2);
+          std::fprintf(stderr, "dense with arg %u replaced by a plain buffer: %s\n", a, clzero::error_name(r2));
+          if (ev2) clReleaseEvent(ev2);
+          (void)keep;
         }
-        cl_event ev2 = nullptr;
-        cl_int r2 = clEnqueueNDRangeKernel(e.queue, e.dense, 2, nullptr, dense_size, nullptr, 0, nullptr, &ev2);
-        std::fprintf(stderr, "dense retry without waits: %s\n", clzero::error_name(r2));
+        clReleaseMemObject(tmp);
       }
       check(drc, "dense");
       in.used_by(dense_done);

@@ -55,9 +55,18 @@ inline void wait_quietly(const EventList& events, const QueueContext& q, const c
 template <class Storage>
 class MappedAtRest {
  public:
+  /// `wait_for_producers`: a host view also waits for the events that used
+  /// the tensor, not only for the map ordered after them. The spec makes the
+  /// map's completion enough; some drivers complete the map early (see
+  /// policy::Persistent's NVIDIA workaround).
   template <class... StorageArgs>
-  MappedAtRest(const QueueContext& q, Intent intent, const char* who, StorageArgs&&... storage_args)
-      : q_(q), storage_(q, std::forward<StorageArgs>(storage_args)...), flags_(host_map_flags(intent)), who_(who) {
+  MappedAtRest(const QueueContext& q, Intent intent, const char* who, bool wait_for_producers,
+               StorageArgs&&... storage_args)
+      : q_(q),
+        storage_(q, std::forward<StorageArgs>(storage_args)...),
+        flags_(host_map_flags(intent)),
+        who_(who),
+        wait_for_producers_(wait_for_producers) {
     EventList filled;
     if (host_reads(intent)) {
       cl_event fill = nullptr;
@@ -104,6 +113,7 @@ class MappedAtRest {
       return;
     }
     in_flight_.clear();
+    if (wait_for_producers_) in_flight_.append(used_by);
     map_async(used_by);
   }
 
@@ -122,13 +132,19 @@ class MappedAtRest {
         check(status, "clWaitForEvents", who_, "waiting for the map that makes the tensor visible to the host");
       }
     }
+    if (wait_for_producers_ && !in_flight_.empty()) {
+      wait_for(in_flight_, q_.q(), "waiting for the commands that produced the tensor");
+      in_flight_.clear();
+    }
     return ptr_;
   }
 
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
 
   /// Whether a host view would open without blocking.
-  bool host_ready() const { return !mapped_ || ready_.complete(); }
+  bool host_ready() const {
+    return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete()));
+  }
 
   void bind(cl_kernel kernel, cl_uint index) const { storage_.bind(kernel, index, who_); }
   cl_mem buffer() const noexcept { return storage_.mem(); }
@@ -191,10 +207,11 @@ class MappedAtRest {
   Storage storage_;
   cl_map_flags flags_;
   const char* who_;
+  bool wait_for_producers_;
   void* ptr_ = nullptr;
   bool mapped_ = false;
   EventList ready_;      // the current map's event, until it has been waited for
-  EventList in_flight_;  // read-only accesses that ran while the tensor stayed mapped
+  EventList in_flight_;  // commands of the last access not yet waited for (see wait_for_producers)
 };
 
 }  // namespace detail
@@ -212,13 +229,26 @@ class Persistent : public detail::MappedAtRest<detail::BufferStorage> {
   static constexpr const char* name = "Persistent";
 
   Persistent(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
-      : MappedAtRest(q, intent, name, bytes, options.allocation, "Persistent: allocating the tensor"),
+      : MappedAtRest(q, intent, name, map_completes_early(options.allocation), bytes, options.allocation,
+                     "Persistent: allocating the tensor"),
         allocation_(options.allocation) {}
 
   const Allocation& allocation() const noexcept { return allocation_; }
   std::string describe() const { return std::string(name) + " (" + allocation_.name() + ")"; }
 
  private:
+  // Driver workaround. NVIDIA H200, NVIDIA OpenCL 3.0 driver 580.159.04: on a
+  // host-located buffer (cl_nv_create_buffer, with or without
+  // CL_MEM_PINNED_NV) a non-blocking clEnqueueMapBuffer whose wait list holds
+  // the producing kernel's event reports CL_COMPLETE before the kernel's
+  // writes are in host memory: 60 of 60 iterations showed stale or zero
+  // elements, 0 of 60 once the host also waited for the kernel's event
+  // (tools/device/nv_quirks.cpp, docs/drivers.md). ALLOC_HOST_PTR and
+  // USE_HOST_PTR buffers on the same driver are not affected.
+  static bool map_completes_early(const Allocation& a) noexcept {
+    return a.kind() == Allocation::Kind::nv_host_pinned;
+  }
+
   Allocation allocation_;
 };
 

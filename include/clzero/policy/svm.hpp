@@ -45,7 +45,7 @@ class Svm {
       fine_.reset(new detail::Coherent<detail::SvmStorage>(q, "Svm (fine-grained)", bytes, true,
                                                            "Svm: allocating fine-grained SVM"));
     else
-      coarse_.reset(new detail::MappedAtRest<detail::SvmStorage>(q, intent, "Svm (coarse-grained)", bytes, false,
+      coarse_.reset(new detail::MappedAtRest<detail::SvmStorage>(q, intent, "Svm (coarse-grained)", false, bytes, false,
                                                                  "Svm: allocating coarse-grained SVM"));
   }
 
