@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // policy::Auto: picks, at run time, the cheapest policy that is correct on the
-// tensor's device, from the device's capabilities and the tensor's intent.
-// The choice is inspectable: choice().policy and choice().reason.
-//
-// The rules, first match wins (docs/policies.md gives the measurements):
-//  1. Host-unified memory (CPUs, integrated GPUs: PoCL, Intel iGPU, Mali,
-//     Adreno): Persistent over CL_MEM_ALLOC_HOST_PTR. A map is a pointer
-//     hand-back there, so Persistent costs two enqueues and no copy.
-//  2. Discrete GPU, output or inout, cl_nv_create_buffer (NVIDIA):
-//     Persistent over host-located pinned memory: kernels write straight into
-//     host memory, as with cudaHostAllocMapped.
-//  3. Discrete GPU, output or inout, fine-grained buffer SVM: Svm.
-//  4. Discrete GPU, output or inout, Intel USM host allocations: UnifiedHost.
-//  5. Otherwise (discrete GPU without a host path, or an input that kernels
-//     may read many times and so belongs in device memory): CopyToPinned.
+// tensor's device, from the device's capabilities and the tensor's intent
+// (policy/choice.hpp gives the rules), refined on discrete GPUs by a short
+// measurement made once per device, intent and size class and cached
+// (measure.hpp). The choice is inspectable: choice().label() and .reason.
 #pragma once
 
 #include <CL/cl.h>
 
+#include <cstdio>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <variant>
+#include <vector>
 
 #include "clzero/allocation.hpp"
 #include "clzero/detail/queue_context.hpp"
@@ -27,6 +21,8 @@
 #include "clzero/error.hpp"
 #include "clzero/events.hpp"
 #include "clzero/intent.hpp"
+#include "clzero/measure.hpp"
+#include "clzero/policy/choice.hpp"
 #include "clzero/policy/copy_to_pinned.hpp"
 #include "clzero/policy/map_per_inference.hpp"
 #include "clzero/policy/persistent.hpp"
@@ -36,81 +32,22 @@
 namespace clzero {
 namespace policy {
 
-/// The policy Auto runs, and why.
-struct Choice {
-  enum class Kind { persistent, map_per_inference, copy_to_pinned, svm, unified_host };
-  Kind kind = Kind::persistent;
-  Allocation allocation;  ///< for persistent and map_per_inference
-  std::string reason;     ///< a sentence a person can read
-
-  const char* name() const noexcept {
-    switch (kind) {
-      case Kind::persistent: return "Persistent";
-      case Kind::map_per_inference: return "MapPerInference";
-      case Kind::copy_to_pinned: return "CopyToPinned";
-      case Kind::svm: return "Svm";
-      case Kind::unified_host: return "UnifiedHost";
-    }
-    return "unknown";
-  }
-};
-
-/// Applies the rules above to a device and an intent. Pure: no allocation,
-/// no measurement. clzero-info prints what it returns for every device.
-inline Choice choose(const DeviceCaps& caps, Intent intent) {
-  Choice c;
-  const bool discrete = !caps.host_unified_memory;
-  if (!discrete) {
-    c.kind = Choice::Kind::persistent;
-    c.allocation = Allocation::alloc_host_ptr();
-    c.reason = "the device shares memory with the host (CL_DEVICE_HOST_UNIFIED_MEMORY), so a map hands back a "
-               "pointer without copying; Persistent keeps it mapped at rest";
-    return c;
-  }
-  if (intent == Intent::input) {
-    c.kind = Choice::Kind::copy_to_pinned;
-    c.reason = "discrete GPU and an input tensor: kernels may read it many times, so it belongs in device memory; "
-               "CopyToPinned uploads it once per inference from pinned staging, without blocking";
-    return c;
-  }
-  if (caps.nv_create_buffer) {
-    c.kind = Choice::Kind::persistent;
-    c.allocation = Allocation::nv_host_pinned();
-    c.reason = "discrete GPU with cl_nv_create_buffer: kernels write straight into pinned host memory (the OpenCL "
-               "counterpart of cudaHostAllocMapped), so no copy follows the kernel";
-    return c;
-  }
-#if defined(CL_VERSION_2_0)
-  if (caps.svm_fine_grain_buffer) {
-    c.kind = Choice::Kind::svm;
-    c.reason = "discrete GPU with fine-grained buffer SVM: host and device share the memory, no map is needed";
-    return c;
-  }
-#endif
-  if (caps.intel_usm_host) {
-    c.kind = Choice::Kind::unified_host;
-    c.reason = "discrete GPU with cl_intel_unified_shared_memory host allocations: the device writes host memory "
-               "directly, no map is needed";
-    return c;
-  }
-  c.kind = Choice::Kind::copy_to_pinned;
-  c.reason = "discrete GPU without a zero-copy host path: a map of CL_MEM_ALLOC_HOST_PTR would be a DMA copy "
-             "anyway, and an asynchronous copy into pinned staging is the cheapest correct way";
-  return c;
-}
-
 class Auto {
  public:
   struct Options {
-    /// Take this choice instead of the rules' (e.g. from a measurement the
-    /// engine made); its reason is shown as given.
+    /// On a discrete GPU, time the candidate policies once per device, intent
+    /// and size class (a few milliseconds, on a private queue) and take the
+    /// fastest that returned fresh data. Off: the rules alone decide. The
+    /// environment variable CLZERO_AUTO_MEASURE=0 switches it off everywhere.
+    bool measure = true;
+    /// Take `choice` instead of deciding (e.g. a choice the engine stored).
     bool override_choice = false;
     Choice choice;
   };
   static constexpr const char* name = "Auto";
 
   Auto(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
-      : choice_(options.override_choice ? options.choice : choose(DeviceCaps::query(q.device), intent)) {
+      : choice_(decide(q, bytes, intent, options)) {
     switch (choice_.kind) {
       case Choice::Kind::persistent:
         impl_.template emplace<Persistent>(q, bytes, intent, Persistent::Options{choice_.allocation});
@@ -122,7 +59,8 @@ class Auto {
       case Choice::Kind::unified_host: impl_.template emplace<UnifiedHost>(q, bytes, intent, UnifiedHost::Options{}); break;
       case Choice::Kind::svm:
 #if defined(CL_VERSION_2_0)
-        impl_.template emplace<Svm>(q, bytes, intent, Svm::Options{});
+        impl_.template emplace<Svm>(q, bytes, intent,
+                                    Svm::Options{choice_.svm_fine ? Svm::Grain::fine : Svm::Grain::coarse});
         break;
 #else
         detail::raise(Error(ErrorKind::unsupported, "Auto: building the chosen policy",
@@ -131,6 +69,7 @@ class Auto {
     }
   }
 
+ private:
   // std::visit without its exception path: the variant is never valueless
   // once constructed (alternatives are built in place, never reassigned).
   template <class F>
@@ -181,6 +120,60 @@ class Auto {
   }
   std::string describe() const {
     return "Auto -> " + visit([&](const auto& p) { return p.describe(); });
+  }
+
+  /// The measurement candidates for a discrete GPU: the rule's choice and
+  /// every other host path the device offers, plus CopyToPinned.
+  static std::vector<Choice> measurement_candidates(const DeviceCaps& caps, Intent intent) {
+    std::vector<Choice> all = available(caps, intent), picked;
+    for (const Choice& c : all) {
+      const bool host_path = c.kind == Choice::Kind::copy_to_pinned || c.kind == Choice::Kind::unified_host ||
+                             (c.kind == Choice::Kind::svm && c.svm_fine) ||
+                             (c.kind == Choice::Kind::persistent &&
+                              c.allocation.kind() == Allocation::Kind::nv_host_pinned);
+      if (picked.empty() || host_path) picked.push_back(c);  // available() puts the rule's choice first
+    }
+    return picked;
+  }
+
+ private:
+  static Choice decide(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options) {
+    if (options.override_choice) return options.choice;
+    const DeviceCaps caps = DeviceCaps::query(q.device);
+    Choice rule = choose(caps, intent);
+    // Measure only where the rules leave a real question: a discrete GPU and
+    // data the device writes. Unified memory makes every path zero copy; an
+    // input on a discrete GPU belongs in device memory.
+    if (!options.measure || detail::measurement_disabled_by_environment() || caps.host_unified_memory ||
+        intent == Intent::input)
+      return rule;
+    const auto key = std::make_tuple(q.device, static_cast<int>(intent), detail::size_class(bytes));
+    std::lock_guard<std::mutex> lock(detail::measure_cache_mutex());
+    auto& cache = detail::measure_cache();
+    const auto found = cache.find(key);
+    if (found != cache.end()) return found->second;
+    const std::vector<Measurement> results = clzero::measure(q.ctx(), q.device, bytes, intent,
+                                                             measurement_candidates(caps, intent));
+    const Measurement* best = nullptr;
+    std::string table;
+    for (const Measurement& m : results) {
+      if (!table.empty()) table += ", ";
+      table += m.choice.label() + " ";
+      if (!m.error.empty()) table += "failed";
+      else if (!m.fresh) table += "STALE";
+      else {
+        char us[32];
+        std::snprintf(us, sizeof us, "%.1f us", m.us_per_inference);
+        table += us;
+      }
+      if (m.error.empty() && m.fresh && (best == nullptr || m.us_per_inference < best->us_per_inference)) best = &m;
+    }
+    Choice chosen = best != nullptr ? best->choice : rule;
+    chosen.reason = (best != nullptr && best->choice == rule ? rule.reason + "; confirmed by measurement"
+                                                             : "fastest fresh policy when measured") +
+                    " (" + std::to_string(bytes) + " bytes per inference: " + table + ")";
+    cache.emplace(key, chosen);
+    return chosen;
   }
 
  private:
