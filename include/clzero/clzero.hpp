@@ -32,4 +32,6 @@
 #include "clzero/policy/svm.hpp"
 #include "clzero/policy/unified_host.hpp"
 #include "clzero/shape.hpp"
+#include "clzero/tensor_arena.hpp"
+#include "clzero/tensor_ring.hpp"
 #include "clzero/version.hpp"

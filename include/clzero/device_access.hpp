@@ -44,8 +44,11 @@ class DeviceAccess {
 
   /// Sets the tensor as argument `index` of `kernel`: clSetKernelArg with the
   /// cl_mem, clSetKernelArgSVMPointer for SVM, clSetKernelArgMemPointerINTEL
-  /// for USM. Works for every policy.
-  void bind(cl_kernel kernel, cl_uint index) const { state("bind")->bind(kernel, index); }
+  /// for USM. Works for every policy. A non-zero `byte_offset` binds a part
+  /// of a pointer-backed (SVM, USM) tensor; buffers bind whole.
+  void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset = 0) const {
+    state("bind")->bind(kernel, index, byte_offset);
+  }
 
   /// The cl_mem to pass to kernels (buffer-backed policies), or null for SVM
   /// and USM policies, whose kernels take a pointer: use bind() for those.

@@ -68,9 +68,17 @@ class TensorCore final : public TensorState {
   }
 
   template <class U>
-  HostView<U> begin_view(std::shared_ptr<TensorState> self, bool write) {
+  HostView<U> begin_view(std::shared_ptr<TensorState> self, bool write, std::size_t byte_offset = 0,
+                         const Shape* region = nullptr) {
     const char* doing = write ? "MappedTensor::write_view" : "MappedTensor::read_view";
     usable(doing);
+    const Shape& shape = region != nullptr ? *region : shape_;
+    if (region != nullptr &&
+        (byte_offset % alignof(U) != 0 || byte_offset > bytes_ ||
+         shape.elements() > (bytes_ - byte_offset) / sizeof(U)))
+      raise_invalid(doing, "the region of shape " + shape.to_string() + " at byte offset " +
+                               std::to_string(byte_offset) + " is misaligned or exceeds the tensor's " +
+                               std::to_string(bytes_) + " bytes");
     if (write && !host_writes(intent_))
       raise_misuse(doing, "the tensor was made with Intent::output (the device writes, the host reads); use "
                           "read_view(), or make the tensor with Intent::inout");
@@ -82,7 +90,8 @@ class TensorCore final : public TensorState {
                           "reads or writes the tensor");
     if (views_ == 0) host_ = policy_.host_pointer();
     ++views_;
-    return HostView<U>(std::move(self), static_cast<U*>(host_), shape_);
+    return HostView<U>(std::move(self), reinterpret_cast<U*>(static_cast<unsigned char*>(host_) + byte_offset),
+                       shape);
   }
 
   void end_view(bool wrote) noexcept override {
@@ -92,9 +101,12 @@ class TensorCore final : public TensorState {
     if (!policy_.end_host(host_wrote_)) broken_ = "a host view could not be ended (see the cleanup handler)";
   }
 
-  void bind(cl_kernel kernel, cl_uint index) override {
+  void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset) override {
     if (kernel == nullptr) raise_invalid("DeviceAccess::bind", "the cl_kernel is null");
-    policy_.bind(kernel, index);
+    if (byte_offset >= bytes_)
+      raise_invalid("DeviceAccess::bind", "byte offset " + std::to_string(byte_offset) + " is past the tensor's " +
+                                              std::to_string(bytes_) + " bytes");
+    policy_.bind(kernel, index, byte_offset);
   }
   cl_mem buffer() const noexcept override { return policy_.buffer(); }
   void* svm_pointer() const noexcept override { return policy_.svm_pointer(); }
@@ -239,6 +251,20 @@ class MappedTensor {
   /// A writable view (Intent::input, Intent::inout). For Intent::input its
   /// contents start undefined: write every element.
   HostView<T> write_view() { return core("write_view")->template begin_view<T>(core_, true); }
+
+  /// Views of a region of the tensor as another trivially copyable type,
+  /// e.g. one part of a TensorArena. `byte_offset` must suit U's alignment
+  /// and the region must lie inside the tensor. Same rules as the views above.
+  template <class U>
+  HostView<const U> read_view_as(std::size_t byte_offset, const Shape& region) {
+    static_assert(std::is_trivially_copyable<U>::value, "U must be trivially copyable");
+    return core("read_view_as")->template begin_view<const U>(core_, false, byte_offset, &region);
+  }
+  template <class U>
+  HostView<U> write_view_as(std::size_t byte_offset, const Shape& region) {
+    static_assert(std::is_trivially_copyable<U>::value, "U must be trivially copyable");
+    return core("write_view_as")->template begin_view<U>(core_, true, byte_offset, &region);
+  }
 
   /// Whether a view would open without blocking (never blocks itself).
   bool host_ready() const { return core("host_ready")->host_ready(); }

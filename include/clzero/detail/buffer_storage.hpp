@@ -127,8 +127,12 @@ class BufferStorage {
           who, "zeroing the new tensor");
   }
 
-  /// Sets the buffer as argument `index` of `kernel` (clSetKernelArg).
-  void bind(cl_kernel kernel, cl_uint index, const char* who) const {
+  /// Sets the buffer as argument `index` of `kernel` (clSetKernelArg). A
+  /// buffer binds whole: a part of it needs a sub-buffer (TensorArena).
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* who) const {
+    if (offset != 0)
+      raise_invalid(who, "a cl_mem buffer is bound whole; bind a part of it through a sub-buffer (TensorArena "
+                         "makes them)");
     const cl_mem m = mem_.get();
     check(clSetKernelArg(kernel, index, sizeof m, &m), "clSetKernelArg", who, "binding the tensor as a kernel argument");
   }

@@ -52,7 +52,7 @@ class Coherent {
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
   bool host_ready() const { return in_flight_.complete(); }
 
-  void bind(cl_kernel kernel, cl_uint index) const { storage_.bind(kernel, index, who_); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }
   cl_mem buffer() const noexcept { return nullptr; }
   void* svm_pointer() const noexcept { return storage_.svm_pointer(); }
 

@@ -65,8 +65,9 @@ class SvmStorage {
   void host_zero() noexcept { std::memset(ptr_, 0, bytes_); }
 
   /// clSetKernelArgSVMPointer: the kernel argument is the SVM pointer itself.
-  void bind(cl_kernel kernel, cl_uint index, const char* who) const {
-    check(clSetKernelArgSVMPointer(kernel, index, ptr_), "clSetKernelArgSVMPointer", who, "binding the tensor as a kernel argument");
+  /// Any address inside the allocation may be passed (OpenCL 3.0 section 5.9.2).
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* who) const {
+    check(clSetKernelArgSVMPointer(kernel, index, static_cast<char*>(ptr_) + offset), "clSetKernelArgSVMPointer", who, "binding the tensor as a kernel argument");
   }
 
   /// clSVMFree does not wait for commands that use the memory (OpenCL 3.0

@@ -56,8 +56,8 @@ class UsmHostStorage {
   void host_zero() noexcept { std::memset(ptr_, 0, bytes_); }
 
   /// clSetKernelArgMemPointerINTEL: the kernel argument is the host pointer.
-  void bind(cl_kernel kernel, cl_uint index, const char* who) const {
-    check(set_arg_(kernel, index, ptr_), "clSetKernelArgMemPointerINTEL", who, "binding the tensor as a kernel argument");
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* who) const {
+    check(set_arg_(kernel, index, static_cast<char*>(ptr_) + offset), "clSetKernelArgMemPointerINTEL", who, "binding the tensor as a kernel argument");
   }
 
   static constexpr bool needs_idle_before_free = true;

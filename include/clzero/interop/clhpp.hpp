@@ -65,7 +65,7 @@ inline void used_by(DeviceAccess& access, const cl::Event& event) { access.used_
 
 /// Binds the tensor as argument `index` of a CLHPP kernel (any policy).
 inline void bind(const DeviceAccess& access, const cl::Kernel& kernel, cl_uint index) {
-  access.bind(kernel(), index);
+  access.bind(kernel(), index, 0);
 }
 
 }  // namespace interop

@@ -109,8 +109,8 @@ class Auto {
   bool host_ready() const {
     return visit([&](const auto& p) { return p.host_ready(); });
   }
-  void bind(cl_kernel kernel, cl_uint index) const {
-    visit([&](const auto& p) { p.bind(kernel, index); });
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const {
+    visit([&](const auto& p) { p.bind(kernel, index, offset); });
   }
   cl_mem buffer() const noexcept {
     return visit([&](const auto& p) noexcept { return p.buffer(); });

@@ -118,7 +118,7 @@ class CopyToPinned {
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
   bool host_ready() const { return downloaded_.complete() && uploaded_.complete(); }
 
-  void bind(cl_kernel kernel, cl_uint index) const { device_.bind(kernel, index, name); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { device_.bind(kernel, index, offset, name); }
   cl_mem buffer() const noexcept { return device_.mem(); }
   void* svm_pointer() const noexcept { return nullptr; }
   std::string describe() const { return "CopyToPinned (device buffer + pinned staging)"; }

@@ -93,7 +93,7 @@ class MapPerInference {
 
   bool host_ready() const { return pending_.complete(); }
 
-  void bind(cl_kernel kernel, cl_uint index) const { storage_.bind(kernel, index, name); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, name); }
   cl_mem buffer() const noexcept { return storage_.mem(); }
   void* svm_pointer() const noexcept { return nullptr; }
   const Allocation& allocation() const noexcept { return allocation_; }

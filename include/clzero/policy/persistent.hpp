@@ -146,7 +146,7 @@ class MappedAtRest {
     return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete()));
   }
 
-  void bind(cl_kernel kernel, cl_uint index) const { storage_.bind(kernel, index, who_); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }
   cl_mem buffer() const noexcept { return storage_.mem(); }
   void* svm_pointer() const noexcept { return storage_.svm_pointer(); }
   const Storage& storage() const noexcept { return storage_; }

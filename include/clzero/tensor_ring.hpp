@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// TensorRing: K tensors used in turn, so the host reads the output of
+// inference i while the device already computes inference i+1.
+//
+// With Persistent (and CopyToPinned, Svm, UnifiedHost) the host side of
+// inference i is enqueued right after its kernels, before the kernels of
+// inference i+1, so a view of slot i waits for those only and the device
+// keeps working meanwhile. MapPerInference cannot overlap: its view's map
+// joins the queue after inference i+1.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "clzero/error.hpp"
+#include "clzero/intent.hpp"
+#include "clzero/mapped_tensor.hpp"
+#include "clzero/shape.hpp"
+
+namespace clzero {
+
+template <class T, class Policy = policy::Auto>
+class TensorRing {
+ public:
+  using Tensor = MappedTensor<T, Policy>;
+  using Options = typename Policy::Options;
+
+  /// `slots` tensors of `shape`, all allocated now (K >= 2 to overlap).
+  TensorRing(cl_context context, cl_command_queue queue, const Shape& shape, Intent intent, std::size_t slots,
+             const Options& options = Options{}) {
+    if (slots == 0) detail::raise_invalid("TensorRing: constructing", "a ring needs at least one slot (2 to overlap)");
+    tensors_.reserve(slots);
+    for (std::size_t i = 0; i < slots; ++i) tensors_.emplace_back(context, queue, shape, intent, options);
+  }
+
+  std::size_t slots() const noexcept { return tensors_.size(); }
+
+  /// The tensor of inference `inference` (slot inference mod K).
+  Tensor& operator[](std::size_t inference) noexcept { return tensors_[inference % tensors_.size()]; }
+  const Tensor& operator[](std::size_t inference) const noexcept { return tensors_[inference % tensors_.size()]; }
+
+ private:
+  std::vector<Tensor> tensors_;
+};
+
+}  // namespace clzero
