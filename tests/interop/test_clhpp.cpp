@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// CLHPP in and out: an engine written against CLHPP (with exceptions on, as
+// most are) builds tensors from cl::Context / cl::CommandQueue, binds them to
+// cl::Kernel, waits on cl::Event and records its own, and gets cl::Buffer
+// objects that own their references.
+#define CL_HPP_ENABLE_EXCEPTIONS
+#include <CL/opencl.hpp>
+
+#include <clzero/interop/clhpp.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "support/catch.hpp"
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+struct Clhpp {
+  cl::Context context{Env::get().context, true};
+  cl::CommandQueue queue{Env::get().queue, true};
+  cl::Device device{Env::get().device, true};
+  cl::Program program{Env::get().program, true};
+};
+
+cl_uint mem_refs(const cl::Buffer& b) { return b.getInfo<CL_MEM_REFERENCE_COUNT>(); }
+cl_uint event_refs(cl_event e) { return cl::Event(e, true).getInfo<CL_EVENT_REFERENCE_COUNT>() - 1; }
+
+// The engine's inference loop in CLHPP terms: wait on the access's events,
+// hand its event back, read every element of every iteration on the host.
+template <class Policy>
+std::size_t stale_elements(cl::CommandQueue& queue, const typename Policy::Options& options, std::size_t n,
+                           std::uint32_t iterations) {
+  Clhpp cl;
+  auto tensor = interop::make_tensor<std::uint32_t, Policy>(cl.context, queue, {n}, Intent::output, options);
+  cl::Kernel fill(cl.program, "fill_u32");
+  std::size_t wrong = 0;
+  for (std::uint32_t iter = 1; iter <= iterations; ++iter) {
+    {
+      auto dev = tensor.device_access();
+      interop::bind(dev, fill, 0);
+      fill.setArg(1, static_cast<cl_uint>(n));
+      fill.setArg(2, iter);
+      const std::vector<cl::Event> waits = interop::wait_events(dev);
+      cl::Event done;
+      queue.enqueueNDRangeKernel(fill, cl::NullRange, cl::NDRange(n), cl::NullRange, &waits, &done);
+      interop::used_by(dev, done);
+    }
+    auto view = tensor.read_view();
+    if (view.size() != n) return n;
+    for (std::size_t i = 0; i < n; ++i) wrong += view[i] != value(static_cast<std::uint32_t>(i), iter);
+  }
+  return wrong;
+}
+
+}  // namespace
+
+TEST_CASE("make_tensor builds on the CLHPP context and queue it is given", "[clhpp]") {
+  Clhpp cl;
+  auto both = interop::make_tensor<float>(cl.context, cl.queue, {2, 3}, Intent::output);
+  CHECK(both.context() == cl.context());
+  CHECK(both.queue() == cl.queue());
+  CHECK(both.shape() == Shape{2, 3});
+  auto queue_only = interop::make_tensor<float>(cl.queue, {5}, Intent::input);
+  CHECK(queue_only.context() == cl.context());
+  CHECK(queue_only.intent() == Intent::input);
+}
+
+TEST_CASE("make_tensor passes the policy's options through", "[clhpp]") {
+  Clhpp cl;
+  auto tensor = interop::make_tensor<std::uint32_t, policy::Persistent>(cl.context, cl.queue, {64}, Intent::output,
+                                                                        {Allocation::use_host_ptr()});
+  CHECK(tensor.policy().allocation().kind() == Allocation::Kind::use_host_ptr);
+}
+
+TEST_CASE("a CLHPP kernel reads fresh data through every policy", "[clhpp]") {
+  Clhpp cl;
+  constexpr std::size_t n = 4099;
+  SECTION("Persistent") { CHECK(stale_elements<policy::Persistent>(cl.queue, {}, n, 8) == 0); }
+  SECTION("Persistent over USE_HOST_PTR") {
+    CHECK(stale_elements<policy::Persistent>(cl.queue, {Allocation::use_host_ptr()}, n, 8) == 0);
+  }
+  SECTION("MapPerInference") { CHECK(stale_elements<policy::MapPerInference>(cl.queue, {}, n, 8) == 0); }
+  SECTION("CopyToPinned") { CHECK(stale_elements<policy::CopyToPinned>(cl.queue, {}, n, 8) == 0); }
+  SECTION("Auto") { CHECK(stale_elements<policy::Auto>(cl.queue, {}, n, 8) == 0); }
+#if defined(CL_VERSION_2_0)
+  SECTION("Svm, bound through clSetKernelArgSVMPointer") {
+    if (Env::get().caps.svm_any()) CHECK(stale_elements<policy::Svm>(cl.queue, {}, n, 8) == 0);
+    else WARN("the device offers no buffer SVM");
+  }
+#endif
+}
+
+TEST_CASE("on an out-of-order CLHPP queue the events alone order kernel and host", "[clhpp]") {
+  Clhpp cl;
+  if (!Env::get().caps.out_of_order_queue) {
+    WARN("the device has no out-of-order queues");
+    return;
+  }
+  cl::CommandQueue ooo(cl.context, cl.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  CHECK(stale_elements<policy::Persistent>(ooo, {}, 1 << 16, 8) == 0);
+  CHECK(stale_elements<policy::CopyToPinned>(ooo, {}, 1 << 16, 8) == 0);
+  CHECK(stale_elements<policy::MapPerInference>(ooo, {}, 1 << 16, 8) == 0);
+}
+
+TEST_CASE("a cl::Buffer from a tensor or an access holds its own reference", "[clhpp]") {
+  Clhpp cl;
+  auto tensor = interop::make_tensor<std::uint32_t, policy::Persistent>(cl.context, cl.queue, {256}, Intent::output);
+  cl_uint at_rest = 0;
+  {
+    auto settle = tensor.read_view();  // the initial map has completed: no command holds the cl_mem
+    cl::Buffer probe(tensor.buffer(), true);
+    at_rest = mem_refs(probe) - 1;
+  }
+  {
+    cl::Buffer b = interop::buffer(tensor);
+    REQUIRE(b() == tensor.buffer());
+    CHECK(mem_refs(b) == at_rest + 1);
+    CHECK(b.getInfo<CL_MEM_SIZE>() >= 256 * sizeof(std::uint32_t));
+  }
+  {
+    auto view = tensor.read_view();
+    cl::Buffer probe(tensor.buffer(), true);
+    CHECK(mem_refs(probe) - 1 == at_rest);  // the cl::Buffer above released what it took
+  }
+  auto dev = tensor.device_access();
+  cl::Buffer from_access = interop::buffer(dev);
+  CHECK(from_access() == tensor.buffer());
+}
+
+TEST_CASE("wait_events hands out retained CLHPP events of the access's own waits", "[clhpp]") {
+  Clhpp cl;
+  auto tensor = interop::make_tensor<std::uint32_t, policy::Persistent>(cl.context, cl.queue, {256}, Intent::output);
+  auto dev = tensor.device_access();
+  REQUIRE(dev.wait_count() >= 1);  // Persistent's unmap
+  const cl_event unmap = dev.wait_list()[0];
+  const cl_uint before = event_refs(unmap);
+  {
+    std::vector<cl::Event> waits = interop::wait_events(dev);
+    REQUIRE(waits.size() == dev.wait_count());
+    CHECK(waits[0]() == unmap);
+    CHECK(event_refs(unmap) == before + 1);
+  }
+  CHECK(event_refs(unmap) == before);
+}
+
+TEST_CASE("a CLHPP copy command recorded with used_by is what the host waits for", "[clhpp]") {
+  Clhpp cl;
+  constexpr std::size_t n = 2048;
+  auto tensor = interop::make_tensor<std::uint32_t, policy::CopyToPinned>(cl.context, cl.queue, {n}, Intent::output);
+  std::size_t wrong = 0;
+  for (std::uint32_t iter = 1; iter <= 6; ++iter) {
+    std::vector<std::uint32_t> source(n);
+    for (std::size_t i = 0; i < n; ++i) source[i] = value(static_cast<std::uint32_t>(i), iter);
+    {
+      auto dev = tensor.device_access();
+      const std::vector<cl::Event> waits = interop::wait_events(dev);
+      cl::Event written;
+      cl.queue.enqueueWriteBuffer(interop::buffer(dev), CL_FALSE, 0, n * sizeof(std::uint32_t), source.data(),
+                                  &waits, &written);
+      interop::used_by(dev, written);
+    }
+    auto view = tensor.read_view();
+    for (std::size_t i = 0; i < n; ++i) wrong += view[i] != source[i];
+  }
+  CHECK(wrong == 0);
+}
+
+#if defined(CL_VERSION_2_0)
+TEST_CASE("SVM tensors give a null cl::Buffer", "[clhpp]") {
+  Clhpp cl;
+  if (!Env::get().caps.svm_any()) {
+    WARN("the device offers no buffer SVM");
+    return;
+  }
+  auto tensor = interop::make_tensor<float, policy::Svm>(cl.context, cl.queue, {64}, Intent::output);
+  CHECK(interop::buffer(tensor)() == nullptr);
+  auto dev = tensor.device_access();
+  CHECK(interop::buffer(dev)() == nullptr);
+  CHECK(dev.svm_pointer() != nullptr);
+}
+#endif
