@@ -168,6 +168,53 @@ int main(int argc, char** argv) {
     allocs.push_back(Alloc::nv_host_pinned);
     allocs.push_back(Alloc::nv_host);
   }
+  {  // The dense kernel of examples/dense_softmax.cpp, with plain buffers.
+    const char* dsrc =
+        "\n"
+        "// One work-item per (sample, class): logits = x W + b, then a numerically\n"
+        "// stable softmax per sample by the first work-item of each row.\n"
+        "__kernel void dense(__global const float* x, __global const float* w, __global const float* b,\n"
+        "                    __global float* y, uint n_in, uint n_out) {\n"
+        "  uint s = get_global_id(1), c = get_global_id(0);\n"
+        "  float acc = b[c];\n"
+        "  for (uint k = 0; k < n_in; ++k) acc += x[s * n_in + k] * w[k * n_out + c];\n"
+        "  y[s * n_out + c] = acc;\n"
+        "}\n"
+        "__kernel void softmax(__global float* y, uint n_out) {\n"
+        "  uint s = get_global_id(0);\n"
+        "  __global float* row = y + s * n_out;\n"
+        "  float m = row[0];\n"
+        "  for (uint c = 1; c < n_out; ++c) m = fmax(m, row[c]);\n"
+        "  float sum = 0.0f;\n"
+        "  for (uint c = 0; c < n_out; ++c) { row[c] = exp(row[c] - m); sum += row[c]; }\n"
+        "  for (uint c = 0; c < n_out; ++c) row[c] /= sum;\n"
+        "}\n"
+        "";
+    cl_program dp = clCreateProgramWithSource(ctx, 1, &dsrc, nullptr, &rc);
+    cl_int brc = clBuildProgram(dp, 1, &dev, "-cl-kernel-arg-info", nullptr, nullptr);
+    char log[4096] = {};
+    clGetProgramBuildInfo(dp, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, nullptr);
+    cl_kernel dk = clCreateKernel(dp, "dense", &rc);
+    cl_uint nargs = 0;
+    clGetKernelInfo(dk, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, nullptr);
+    std::printf("dense: build %d, kernel %d, %u args, log: %s\n", brc, rc, nargs, log);
+    cl_mem bufs[4];
+    for (int i = 0; i < 4; ++i) bufs[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1 << 16, nullptr, &rc);
+    for (cl_uint i = 0; i < 4; ++i) std::printf("  arg %u: %d\n", i, clSetKernelArg(dk, i, sizeof(cl_mem), &bufs[i]));
+    const cl_uint nin = 256, nout = 16;
+    std::printf("  arg 4: %d\n", clSetKernelArg(dk, 4, sizeof nin, &nin));
+    std::printf("  arg 5: %d\n", clSetKernelArg(dk, 5, sizeof nout, &nout));
+    const size_t g2[2] = {16, 32};
+    std::printf("  2D enqueue: %d\n", clEnqueueNDRangeKernel(q, dk, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+    const size_t l2[2] = {16, 1};
+    std::printf("  2D enqueue with local 16x1: %d\n", clEnqueueNDRangeKernel(q, dk, 2, nullptr, g2, l2, 0, nullptr, nullptr));
+    for (cl_uint i = 0; i < nargs; ++i) {
+      char an[64] = {};
+      clGetKernelArgInfo(dk, i, CL_KERNEL_ARG_NAME, sizeof an, an, nullptr);
+      std::printf("  arg %u is named %s\n", i, an);
+    }
+    clFinish(q);
+  }
   const int runs = 20;
   for (Alloc a : allocs) {
     size_t f = 0, pf = 0, ph = 0, pn = 0, pff = 0;
