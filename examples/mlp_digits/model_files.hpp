@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -33,7 +34,7 @@ class Tokens {
  public:
   explicit Tokens(const std::string& path) : path_(path) {
     std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open " + path + "; run the example from its build folder or pass the data folder");
+    if (!file) throw std::runtime_error("cannot open " + path + "; pass the folder of train.py's files with --data");
     std::string line, text;
     while (std::getline(file, line))
       if (line.empty() || line[0] != '#') text += line + '\n';
@@ -50,18 +51,18 @@ class Tokens {
   }
   std::size_t count() {
     const std::string w = word();
-    std::size_t used = 0;
-    const unsigned long v = std::stoul(w, &used);
-    if (used != w.size()) fail("expected a count, found '" + w + "'");
-    return v;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(w.c_str(), &end, 10);
+    if (w[0] == '-' || *end != '\0') fail("expected a count, found '" + w + "'");
+    return static_cast<std::size_t>(v);
   }
   // strtof rounds correctly, so the 9 digits train.py prints give back the
   // float32 it stored, bit for bit.
   float number() {
     const std::string w = word();
-    std::size_t used = 0;
-    const float v = std::stof(w, &used);
-    if (used != w.size()) fail("expected a number, found '" + w + "'");
+    char* end = nullptr;
+    const float v = std::strtof(w.c_str(), &end);
+    if (*end != '\0') fail("expected a number, found '" + w + "'");
     return v;
   }
   bool at_end() {

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   cl::Program program(context, std::string(kHeadSource));
   check_cl(program.build({device}), "build");
   cl::CommandQueue in_order(context, device);
-  const bool has_ooo = (device.getInfo<CL_DEVICE_QUEUE_ON_HOST_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  const cl_command_queue_properties props = device.getInfo<CL_DEVICE_QUEUE_ON_HOST_PROPERTIES>();
+  const bool has_ooo = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
   cl::CommandQueue out_of_order(context, device, has_ooo ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0);
 
   before::HeadBackend original(context, in_order, program);
@@ -118,7 +119,8 @@ int main(int argc, char** argv) {
   std::printf("  %-42s %d iterations differ\n",
               has_ooo ? "after, out-of-order queue, vs before:" : "after, in-order queue (no OOO), vs before:",
               differ_ooo);
-  std::printf("  %-42s %s\n", "a view kept across onExecute():", refused ? "refused (clzero::Error, misuse)" : "NOT refused");
+  std::printf("  %-42s %s\n", "a view kept across onExecute():",
+              refused ? "refused (clzero::Error, misuse)" : "NOT refused");
   const bool ok = wrong_reference == 0 && differ_in_order == 0 && differ_ooo == 0 && refused;
   std::printf("%s\n", ok ? "PASS: both versions gave identical outputs every iteration" : "FAIL");
   return ok ? 0 : 1;
