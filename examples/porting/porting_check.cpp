@@ -6,6 +6,7 @@
 // Last, the guide's warning: a view kept alive across onExecute() is refused.
 //
 //   porting_check [platform-name-substring]
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
