@@ -78,6 +78,14 @@ TEST_CASE("use of a moved-from tensor is an error", "[misuse]") {
   CHECK_NOTHROW(b.read_view());
 }
 
+TEST_CASE("an empty tensor is an error until a real one is moved in", "[misuse]") {
+  Tensor t;
+  CHECK_FALSE(static_cast<bool>(t));
+  CHECK(mentions(error_of([&] { (void)t.read_view(); }), "default-constructed"));
+  t = Tensor(Env::get().queue, {8}, Intent::output, {});
+  CHECK(t.read_view().size() == 8);
+}
+
 TEST_CASE("the host cannot write an output or read an input", "[misuse]") {
   Tensor out(Env::get().queue, {16}, Intent::output, {});
   CHECK(mentions(error_of([&] { (void)out.write_view(); }), "Intent::output"));

@@ -83,6 +83,30 @@ TEST_CASE("an out-of-order queue gives fresh data even without recorded events",
   }
 }
 
+TEST_CASE("a barrier orders a library call that takes no wait list", "[queues]") {
+  if (!out_of_order_supported()) return;  // an in-order queue orders it anyway
+  Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  Env& env = Env::get();
+  MappedTensor<std::uint32_t, policy::Persistent> t(env.context, ooo.q, {65536}, Intent::output, {});
+  Kernel fill("fill_u32");
+  for (cl_uint iter = 1; iter <= 10; ++iter) {
+    {
+      auto dev = t.device_access();
+      dev.enqueue_barrier(ooo.q);  // what an engine does before, say, a CLBlast call
+      dev.bind(fill.k, 0);
+      fill.arg(1, cl_uint{65536});
+      fill.arg(2, iter);
+      std::size_t n = 65536;
+      ok(clEnqueueNDRangeKernel(ooo.q, fill.k, 1, nullptr, &n, nullptr, 0, nullptr, dev.event_slot()),
+         "clEnqueueNDRangeKernel");
+    }
+    auto view = t.read_view();
+    std::size_t wrong = 0;
+    for (std::uint32_t i = 0; i < 65536; ++i) wrong += view[i] != value(i, iter);
+    REQUIRE(wrong == 0);
+  }
+}
+
 TEST_CASE("a producer on another queue is flushed and waited for", "[queues]") {
   Env& env = Env::get();
   Queue producer(0);

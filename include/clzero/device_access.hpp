@@ -63,6 +63,18 @@ class DeviceAccess {
   const cl_event* wait_list() const { return state("wait_list")->waits.data(); }
   const EventList& waits() const { return state("waits")->waits; }
 
+  /// For libraries whose calls take no wait list (CLBlast, clBLAS): enqueues
+  /// on `queue` a barrier that waits for this access's events, so what is
+  /// enqueued after it on that queue starts only once the tensor is legal for
+  /// kernels (clEnqueueBarrierWithWaitList, OpenCL 1.2). Nothing to do when
+  /// there are no events to wait for.
+  void enqueue_barrier(cl_command_queue queue) const {
+    const EventList& w = state("enqueue_barrier")->waits;
+    if (w.empty()) return;
+    detail::check(clEnqueueBarrierWithWaitList(queue, w.count(), w.data(), nullptr), "clEnqueueBarrierWithWaitList",
+                  "DeviceAccess::enqueue_barrier");
+  }
+
   /// Records a command that used the tensor in this access: the host's view
   /// waits for it. clzero retains its own reference; the caller keeps theirs.
   void used_by(cl_event event) {

@@ -227,6 +227,10 @@ class MappedTensor {
   MappedTensor(cl_command_queue queue, const Shape& shape, Intent intent, const Options& options = Options{})
       : MappedTensor(nullptr, queue, shape, intent, options) {}
 
+  /// An empty tensor, holding no allocation (like a moved-from one): for
+  /// engines that allocate later (e.g. on resize) and move a tensor in.
+  MappedTensor() noexcept = default;
+
   MappedTensor(const MappedTensor&) = delete;
   MappedTensor& operator=(const MappedTensor&) = delete;
   /// Moving is always safe, even with live views or an open device access:
@@ -282,13 +286,14 @@ class MappedTensor {
   cl_command_queue queue() const { return core("queue")->queue_context().q(); }
   /// False after a failure left the tensor unusable; every call then throws.
   bool usable() const noexcept { return core_ && core_->is_usable(); }
-  /// False for a moved-from tensor.
+  /// False for an empty (moved-from or default-constructed) tensor.
   explicit operator bool() const noexcept { return static_cast<bool>(core_); }
 
  private:
   Core* core(const char* what) const {
     if (!core_)
-      detail::raise_misuse(what, "use of a moved-from MappedTensor; it holds no allocation any more");
+      detail::raise_misuse(what, "use of an empty (moved-from or default-constructed) MappedTensor; it holds no "
+                                 "allocation: move a constructed tensor into it first");
     return core_.get();
   }
 

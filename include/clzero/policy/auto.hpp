@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -82,8 +83,9 @@ class Auto {
 #if defined(CL_VERSION_2_0)
       case 5: return f(*std::get_if<5>(&impl_));
 #endif
-      default: return f(*std::get_if<1>(&impl_));
+      default: break;
     }
+    std::abort();  // unreachable: the constructor either fills the variant or throws
   }
   template <class F>
   decltype(auto) visit(F&& f) const {
