@@ -88,8 +88,10 @@ TEST_CASE("a CLHPP kernel reads fresh data through every policy", "[clhpp]") {
   SECTION("Auto") { CHECK(stale_elements<policy::Auto>(cl.queue, {}, n, 8) == 0); }
 #if defined(CL_VERSION_2_0)
   SECTION("Svm, bound through clSetKernelArgSVMPointer") {
-    if (Env::get().caps.svm_any()) CHECK(stale_elements<policy::Svm>(cl.queue, {}, n, 8) == 0);
-    else WARN("the device offers no buffer SVM");
+    if (Env::get().caps.svm_any())
+      CHECK(stale_elements<policy::Svm>(cl.queue, {}, n, 8) == 0);
+    else
+      WARN("the device offers no buffer SVM");
   }
 #endif
 }
@@ -159,8 +161,8 @@ TEST_CASE("a CLHPP copy command recorded with used_by is what the host waits for
       auto dev = tensor.device_access();
       const std::vector<cl::Event> waits = interop::wait_events(dev);
       cl::Event written;
-      cl.queue.enqueueWriteBuffer(interop::buffer(dev), CL_FALSE, 0, n * sizeof(std::uint32_t), source.data(),
-                                  &waits, &written);
+      cl.queue.enqueueWriteBuffer(interop::buffer(dev), CL_FALSE, 0, n * sizeof(std::uint32_t), source.data(), &waits,
+                                  &written);
       interop::used_by(dev, written);
     }
     auto view = tensor.read_view();

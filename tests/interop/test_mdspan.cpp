@@ -62,7 +62,7 @@ TEST_CASE("the mdspan header is there exactly when the standard library has mdsp
 #else
   STATIC_REQUIRE(CLZERO_INTEROP_HAS_MDSPAN == 0);
   WARN("no <mdspan> in this standard library (__cplusplus " << __cplusplus
-                                                             << "): clzero/interop/mdspan.hpp compiled to nothing");
+                                                            << "): clzero/interop/mdspan.hpp compiled to nothing");
 #endif
   // Either way HostView's own multi-index access is there.
   MappedTensor<float, policy::Persistent> tensor(Env::get().queue, {2, 3}, Intent::inout);

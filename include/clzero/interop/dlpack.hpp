@@ -101,8 +101,7 @@ inline void check_dtype(const DLDataType& dtype, std::size_t element_bytes) {
 }
 
 template <class Managed, class T>
-Managed* export_view(HostView<T>&& view, const DLDataType& dtype, DLPackStrides strides,
-                     void (*deleter)(Managed*)) {
+Managed* export_view(HostView<T>&& view, const DLDataType& dtype, DLPackStrides strides, void (*deleter)(Managed*)) {
   if (!view)
     clzero::detail::raise_invalid("interop::to_dlpack", "the view has ended (or was moved from); export a live view");
   check_dtype(dtype, sizeof(T));
@@ -167,8 +166,7 @@ constexpr DLDataType dlpack_dtype() noexcept {
 /// stays host-owned. Throws clzero::Error for an ended view or a dtype whose
 /// size is not sizeof(T).
 template <class T>
-DLManagedTensor* to_dlpack(HostView<T>&& view, DLDataType dtype,
-                           DLPackStrides strides = DLPackStrides::row_major) {
+DLManagedTensor* to_dlpack(HostView<T>&& view, DLDataType dtype, DLPackStrides strides = DLPackStrides::row_major) {
   return detail::export_view<DLManagedTensor>(std::move(view), dtype, strides, &clzero_interop_dlpack_delete);
 }
 
@@ -185,8 +183,8 @@ DLManagedTensor* to_dlpack(HostView<T>&& view, DLPackStrides strides = DLPackStr
 template <class T>
 DLManagedTensorVersioned* to_dlpack_versioned(HostView<T>&& view, DLDataType dtype,
                                               DLPackStrides strides = DLPackStrides::row_major) {
-  DLManagedTensorVersioned* m = detail::export_view<DLManagedTensorVersioned>(
-      std::move(view), dtype, strides, &clzero_interop_dlpack_delete_versioned);
+  DLManagedTensorVersioned* m = detail::export_view<DLManagedTensorVersioned>(std::move(view), dtype, strides,
+                                                                              &clzero_interop_dlpack_delete_versioned);
   m->version.major = DLPACK_MAJOR_VERSION;
   m->version.minor = DLPACK_MINOR_VERSION;
   m->flags = std::is_const<T>::value ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
@@ -195,8 +193,7 @@ DLManagedTensorVersioned* to_dlpack_versioned(HostView<T>&& view, DLDataType dty
 
 /// The same with the dtype of T (dlpack_dtype<T>()).
 template <class T>
-DLManagedTensorVersioned* to_dlpack_versioned(HostView<T>&& view,
-                                              DLPackStrides strides = DLPackStrides::row_major) {
+DLManagedTensorVersioned* to_dlpack_versioned(HostView<T>&& view, DLPackStrides strides = DLPackStrides::row_major) {
   return to_dlpack_versioned(std::move(view), dlpack_dtype<T>(), strides);
 }
 #endif

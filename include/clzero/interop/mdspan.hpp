@@ -48,8 +48,8 @@ std::mdspan<T, Extents, std::layout_right> to_mdspan(const HostView<T>& view) {
   if (!view) clzero::detail::raise_invalid(doing, "the view has ended (or was moved from)");
   const Shape& shape = view.shape();
   if (shape.rank() != Extents::rank())
-    clzero::detail::raise_invalid(doing, "an mdspan of rank " + std::to_string(Extents::rank()) +
-                                             " over a tensor of shape " + shape.to_string());
+    clzero::detail::raise_invalid(
+        doing, "an mdspan of rank " + std::to_string(Extents::rank()) + " over a tensor of shape " + shape.to_string());
   std::array<typename Extents::index_type, Extents::rank()> extents{};
   for (std::size_t axis = 0; axis < Extents::rank(); ++axis) {
     const std::size_t want = Extents::static_extent(axis);

@@ -32,7 +32,9 @@ __kernel void produce(__global uint* out, uint n, uint iter) {
 }
 )CLC";
 
-std::uint32_t expected(std::uint32_t i, std::uint32_t iter) { return (i * 2654435761u) ^ (iter * 40503u + 0x9E3779B9u); }
+std::uint32_t expected(std::uint32_t i, std::uint32_t iter) {
+  return (i * 2654435761u) ^ (iter * 40503u + 0x9E3779B9u);
+}
 
 [[noreturn]] void fail(const std::string& what, cl_int rc) {
   std::fprintf(stderr, "FAIL: %s (%s)\n", what.c_str(), clzero::error_name(rc));

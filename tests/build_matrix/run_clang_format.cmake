@@ -1,0 +1,23 @@
+# clang-format (the repository's .clang-format) in check mode over every C++
+# file of the repository; lists the files whose layout differs.
+#   -DCLANG_FORMAT=<clang-format> -DSOURCE=<clzero source>
+set(files "")
+foreach(dir include tests examples tools benchmarks)
+  file(GLOB_RECURSE found ${SOURCE}/${dir}/*.hpp ${SOURCE}/${dir}/*.cpp ${SOURCE}/${dir}/*.h)
+  list(APPEND files ${found})
+endforeach()
+set(differ "")
+foreach(file ${files})
+  execute_process(COMMAND ${CLANG_FORMAT} --dry-run --Werror ${file} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  if(NOT rc EQUAL 0)
+    file(RELATIVE_PATH name ${SOURCE} ${file})
+    list(APPEND differ ${name})
+  endif()
+endforeach()
+list(LENGTH files total)
+list(LENGTH differ count)
+if(count GREATER 0)
+  string(REPLACE ";" "\n  " differ "${differ}")
+  message(FATAL_ERROR "${count} of ${total} files differ from .clang-format (clang-format -i FILE):\n  ${differ}")
+endif()
+message(STATUS "all ${total} files follow .clang-format")
