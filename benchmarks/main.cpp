@@ -34,11 +34,15 @@ using clzero_bench::InferenceFactory;
 // 4 B, 4 KiB, 256 KiB, 4 MiB, 64 MiB.
 constexpr std::size_t kSizes[] = {4, 4096, 256 * 1024, 4 * 1024 * 1024, 64 * 1024 * 1024};
 
-// Each benchmark's repetition runs at least this long unless
-// --benchmark_min_time says otherwise: with 5 repetitions the NVIDIA and PoCL
-// runs on the GPU machine take a few minutes together. Given as a flag, not
-// per benchmark, so that names stay group/strategy/bytes and the flag wins.
+// Defaults, each given as a flag (not per benchmark, so that names stay
+// group/strategy/bytes and the command line still wins):
+//  - each repetition runs at least 0.1 s: with 5 repetitions the NVIDIA and
+//    PoCL runs on the GPU machine take a few minutes together;
+//  - repetitions of different benchmarks run in random order, so that a slow
+//    spell of the machine (another process, a clock change) is spread over
+//    every strategy instead of landing on the few that ran during it.
 constexpr const char* kDefaultMinTime = "--benchmark_min_time=0.1";
+constexpr const char* kDefaultInterleaving = "--benchmark_enable_random_interleaving=true";
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -66,6 +70,8 @@ void add(const std::string& name, std::function<void(benchmark::State&)> body) {
 int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   if (!has_flag(argc, argv, "--benchmark_min_time")) args.push_back(const_cast<char*>(kDefaultMinTime));
+  if (!has_flag(argc, argv, "--benchmark_enable_random_interleaving"))
+    args.push_back(const_cast<char*>(kDefaultInterleaving));
   int count = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&count, args.data());
