@@ -528,14 +528,19 @@ def plot(path, series, title):
         print("bench_report: matplotlib not found (pip install matplotlib): %s not drawn" % path, file=sys.stderr)
         return False
     fig, ax = plt.subplots(figsize=(9, 6), dpi=100)
-    for label, style, points in series:
+    colours = plt.get_cmap("tab20").colors
+    floors = 0
+    for i, (label, style, points) in enumerate(series):
         if not points:
             continue
         xs, ys = zip(*points)
         if style == "floor":
-            ax.plot(xs, ys, "k:", marker="s", markersize=3, label=label, linewidth=2)
+            ax.plot(xs, ys, ":", color=("black", "grey")[floors % 2], marker="s", markersize=3, label=label,
+                    linewidth=2)
+            floors += 1
         else:
-            ax.plot(xs, ys, style, marker="o", markersize=3, label=label, linewidth=1.2)
+            ax.plot(xs, ys, style, color=colours[i % len(colours)], marker="o", markersize=3, label=label,
+                    linewidth=1.2)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(SIZES)
@@ -562,7 +567,8 @@ def series_of(run, prefix=""):
         pts = [(b, run.value("infer", s, b)) for b in run.sizes() if run.value("infer", s, b)]
         out.append((prefix + label, style, pts))
     floor = [(b, run.floor(b)) for b in run.sizes() if run.floor(b)]
-    out.append((prefix + "floor: kernel + sync + host read", "floor", floor))
+    out.append(("CUDA floor: kernel + stream sync + host read" if run.kind == "cuda" else
+                prefix + "floor: kernel + clFinish + host read", "floor", floor))
     return out
 
 

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -202,6 +203,13 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32] = {};
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
@@ -316,8 +324,9 @@ int main(int argc, char** argv) {
                       "\"p10_us\": %.6f, \"p90_us\": %.6f, \"stale\": %llu%s}",
                       json_string(name + "/manual_time").c_str(), json_string(name + "/manual_time").c_str(),
                       opt.repetitions, r, static_cast<long long>(rep.iterations), rep.mean_us, rep.mean_us,
-                      static_cast<double>(bytes) / (rep.mean_us * 1e-6), rep.median_us, rep.p10_us, rep.p90_us,
-                      static_cast<unsigned long long>(wrong), wrong > 0 ? ", \"error_occurred\": true" : "");
+                      rep.mean_us > 0 ? static_cast<double>(bytes) / (rep.mean_us * 1e-6) : 0.0, rep.median_us,
+                      rep.p10_us, rep.p90_us, static_cast<unsigned long long>(wrong),
+                      wrong > 0 ? ", \"error_occurred\": true, \"error_message\": \"stale or missing output\"" : "");
         rows += (rows.empty() ? "" : ",\n") + std::string(row);
       }
       std::sort(medians.begin(), medians.end());
@@ -330,6 +339,7 @@ int main(int argc, char** argv) {
   if (!opt.json.empty()) {
     std::ofstream out(opt.json);
     out << "{\n  \"context\": {\n"
+        << "    \"date\": " << json_string(utc_now()) << ",\n"
         << "    \"executable\": " << json_string(argv[0]) << ",\n"
         << "    \"clzero.platform\": \"CUDA\",\n"
         << "    \"clzero.device\": " << json_string(prop.name) << ",\n"
