@@ -9,7 +9,7 @@
 #include <cstring>
 #include <new>
 
-#if defined(__GLIBC__)
+#if defined(CLZERO_BENCH_COUNT_MALLOC)
 #include <execinfo.h>
 #include <unistd.h>
 #endif
@@ -21,7 +21,7 @@ std::atomic<std::uint64_t> g_mallocs{0};
 std::atomic<bool> g_tracing{false};
 std::atomic<long> g_trace_budget{0};
 
-#if defined(__GLIBC__)
+#if defined(CLZERO_BENCH_COUNT_MALLOC)
 thread_local bool t_tracing_now = false;  // an allocation made by the tracer itself
 
 void trace_one() noexcept {
@@ -57,7 +57,7 @@ void* counted_new_aligned(std::size_t n, std::align_val_t a) {
 
 }  // namespace
 
-#if defined(__GLIBC__)
+#if defined(CLZERO_BENCH_COUNT_MALLOC)
 // glibc exports its allocator under these names too; forwarding to them keeps
 // one allocator behind every pointer, so free() needs no replacement.
 extern "C" void* __libc_malloc(std::size_t);
@@ -160,7 +160,7 @@ bool malloc_counted() noexcept {
 }
 
 void trace_allocations(bool on) noexcept {
-#if defined(__GLIBC__)
+#if defined(CLZERO_BENCH_COUNT_MALLOC)
   static const bool wanted = [] {
     const char* v = std::getenv("CLZERO_BENCH_TRACE_ALLOCS");
     const long budget = v != nullptr ? std::atol(v) : 0L;
