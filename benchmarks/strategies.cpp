@@ -3,6 +3,7 @@
 
 #include <clzero/clzero.hpp>
 
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "clzero_inference.hpp"
 #include "raw_baselines.hpp"
 #include "raw_sequences.hpp"
+#include "self_check.hpp"
 
 namespace clzero_bench {
 namespace {
@@ -119,6 +121,9 @@ Catalogue make_catalogue() {
     }
     out.strategies.push_back(Strategy{c.name, c.make, raw});
   }
+  const char* self_check = std::getenv("CLZERO_BENCH_SELF_CHECK");
+  if (self_check != nullptr && self_check[0] == '1')
+    out.strategies.push_back(Strategy{"selfcheck.stale", factory<SkipsEveryThirdKernel>(), {}});
   return out;
 }
 

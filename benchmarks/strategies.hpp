@@ -25,7 +25,8 @@ struct Catalogue {
 };
 
 /// Every strategy the benchmark device (Rig) can run. Each is tried once on a
-/// one-element tensor; one that throws is skipped with its error.
+/// one-element tensor; one that throws is skipped with its error. With
+/// CLZERO_BENCH_SELF_CHECK=1, also selfcheck.stale (self_check.hpp).
 Catalogue make_catalogue();
 
 /// What policy::Auto picked for an output tensor of `bytes` bytes on the
