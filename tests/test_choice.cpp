@@ -26,11 +26,19 @@ DeviceCaps discrete_gpu() {
 
 }  // namespace
 
-TEST_CASE("Auto keeps unified-memory devices mapped at rest", "[choice]") {
+TEST_CASE("Auto needs no map on unified-memory devices with SVM or USM, else maps at rest", "[choice]") {
   DeviceCaps c = discrete_gpu();
   c.host_unified_memory = true;
-  c.svm_fine_grain_buffer = true;  // a CPU or iGPU with SVM still maps at rest
   for (Intent i : {Intent::output, Intent::input, Intent::inout}) {
+    c.svm_fine_grain_buffer = true;
+    c.intel_usm_host = true;
+#if defined(CL_VERSION_2_0)
+    CHECK(policy::choose(c, i).kind == Kind::svm);
+    CHECK(policy::choose(c, i).svm_fine);
+#endif
+    c.svm_fine_grain_buffer = false;
+    CHECK(policy::choose(c, i).kind == Kind::unified_host);
+    c.intel_usm_host = false;
     const policy::Choice choice = policy::choose(c, i);
     CHECK(choice.kind == Kind::persistent);
     CHECK(choice.allocation.kind() == Allocation::Kind::alloc_host_ptr);

@@ -128,12 +128,15 @@ class TensorCore final : public TensorState {
   }
 
   // With no recorded events, the host's side is ordered after everything
-  // enqueued so far: implicit on an in-order queue, a marker on an out-of-order
-  // one (clEnqueueMarkerWithWaitList, OpenCL 1.2). Events of other queues need
-  // those queues flushed, or the wait may never end (OpenCL 3.0 section 5.13).
+  // enqueued so far: implicit on an in-order queue for policies whose host
+  // side is itself a command; a marker (clEnqueueMarkerWithWaitList, OpenCL
+  // 1.2) on an out-of-order queue and for policies that wait on the events
+  // themselves (fine SVM, USM, NVIDIA host-located buffers). Events of other
+  // queues need those queues flushed, or the wait may never end (OpenCL 3.0
+  // section 5.13).
   void order_after_used_by() {
     if (used_by.empty()) {
-      if (q_.out_of_order) {
+      if (q_.out_of_order || policy_.needs_events()) {
         cl_event marker = nullptr;
         check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList",
               "DeviceAccess::end: ordering the host's side after the kernels");

@@ -50,6 +50,8 @@ class Coherent {
   }
 
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
+  /// The events are the only thing a host view waits on.
+  bool needs_events() const noexcept { return true; }
   bool host_ready() const { return in_flight_.complete(); }
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }

@@ -108,6 +108,9 @@ class Auto {
   bool end_host(bool wrote) noexcept {
     return visit([&](auto& p) noexcept { return p.end_host(wrote); });
   }
+  bool needs_events() const noexcept {
+    return visit([&](const auto& p) noexcept { return p.needs_events(); });
+  }
   bool host_ready() const {
     return visit([&](const auto& p) { return p.host_ready(); });
   }

@@ -4,8 +4,9 @@
 //
 // The rules, first match wins (docs/policies.md gives the measurements):
 //  1. Host-unified memory (CPUs, integrated GPUs: PoCL, Intel iGPU, Mali,
-//     Adreno): Persistent over CL_MEM_ALLOC_HOST_PTR. A map is a pointer
-//     hand-back there, so Persistent costs two enqueues and no copy.
+//     Adreno): fine-grained buffer SVM where offered, else Intel USM host
+//     memory, else Persistent over CL_MEM_ALLOC_HOST_PTR. Nothing is copied on
+//     any of them; the first two also need no map/unmap commands.
 //  2. Discrete GPU and an input: CopyToPinned. Kernels may read an input many
 //     times; over the bus every read would cross it again.
 //  3. Discrete GPU, cl_nv_create_buffer (NVIDIA): Persistent over
@@ -70,6 +71,25 @@ inline Choice choose(const DeviceCaps& caps, Intent intent) {
   Choice c;
   const bool discrete = !caps.host_unified_memory;
   if (!discrete) {
+    // No copy either way; what differs is the commands per inference. Fine
+    // SVM and USM need none (the kernel's event is the only sync point);
+    // Persistent needs an unmap and a map, each a trip through the driver
+    // (docs/benchmarks.md, PoCL rows).
+#if defined(CL_VERSION_2_0)
+    if (caps.svm_fine_grain_buffer) {
+      c.kind = Choice::Kind::svm;
+      c.svm_fine = true;
+      c.reason = "the device shares memory with the host and has fine-grained buffer SVM: no map and no copy, "
+                 "the kernel's event is the only synchronisation";
+      return c;
+    }
+#endif
+    if (caps.intel_usm_host) {
+      c.kind = Choice::Kind::unified_host;
+      c.reason = "the device shares memory with the host and offers Intel USM host allocations: no map and no "
+                 "copy, the kernel's event is the only synchronisation";
+      return c;
+    }
     c.kind = Choice::Kind::persistent;
     c.allocation = Allocation::alloc_host_ptr();
     c.reason = "the device shares memory with the host (CL_DEVICE_HOST_UNIFIED_MEMORY), so a map hands back a "

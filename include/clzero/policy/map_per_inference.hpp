@@ -92,6 +92,7 @@ class MapPerInference {
   }
 
   bool host_ready() const { return pending_.complete(); }
+  bool needs_events() const noexcept { return false; }  // the blocking map follows the queue's order
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, name); }
   cl_mem buffer() const noexcept { return storage_.mem(); }

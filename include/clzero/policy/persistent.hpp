@@ -141,6 +141,10 @@ class MappedAtRest {
 
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
 
+  /// Whether the host's side waits on the events of the device access
+  /// itself, so that they must exist even on an in-order queue.
+  bool needs_events() const noexcept { return wait_for_producers_; }
+
   /// Whether a host view would open without blocking.
   bool host_ready() const {
     return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete()));
