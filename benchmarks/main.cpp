@@ -24,6 +24,7 @@
 #include "bench_env.hpp"
 #include "heap_counter.hpp"
 #include "peak_rss.hpp"
+#include "pipeline.hpp"
 #include "strategies.hpp"
 #include "timed_loop.hpp"
 
@@ -128,6 +129,10 @@ int main(int argc, char** argv) {
             [make, raw, bytes](benchmark::State& state) { clzero_bench::run_overhead_pair(state, make, raw, bytes); });
       }
     }
+    clzero_bench::register_pipeline_benchmarks([&](const std::string& name, InferenceFactory make, std::size_t bytes) {
+      if (bytes <= caps.max_mem_alloc_size)
+        add(name, [make, bytes](benchmark::State& state) { clzero_bench::run_inferences(state, make, bytes); });
+    });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clzero_bench: %s\n", e.what());
     return 1;

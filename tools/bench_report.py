@@ -381,6 +381,11 @@ def verdicts(runs):
             raws = [v for v in (nv.value("infer", s, b) for s, _ in BASELINES) if v]
             out.append(at_most("H200, %s" % size_name(b), "Auto no slower than the fastest raw baseline",
                                auto / min(raws) if auto and raws else None, 1.0))
+        b = 4 << 20
+        if engine_sizes(nv, "pipeline"):
+            serial, ring = nv.value("pipeline", "serial.Auto", b), nv.value("pipeline", "ring2.Auto", b)
+            out.append(at_least("H200, 4 MiB", "TensorRing of 2 ≥ 1.5× the serialized loop's throughput",
+                                serial / ring if serial and ring else None, 1.5))
     for key in ("ci-pocl", "h200-pocl"):
         run = runs.get(key)
         if not run:
@@ -443,6 +448,45 @@ def verdict_summary(vs):
     return text
 
 
+# ---------------------------------------------------------------- engine-shaped
+
+ENGINE_ROWS = {
+    "arena": [("one_map.Auto.4_outputs", "separate.Auto.4_outputs", "Auto: 4 outputs in one TensorArena",
+               "Auto: 4 separate tensors"),
+              ("one_map.MapPerInference.4_outputs", "separate.MapPerInference.4_outputs",
+               "MapPerInference: 4 outputs in one TensorArena (1 map)", "MapPerInference: 4 separate tensors (4 maps)")],
+    "pipeline": [("ring2.Auto", "serial.Auto", "Auto: TensorRing of 2 (reads i while i+1 runs)", "Auto: serialized"),
+                 ("ring3.Auto", "serial.Auto", "Auto: TensorRing of 3", "Auto: serialized"),
+                 ("ring2.CopyToPinned", "serial.CopyToPinned", "CopyToPinned: TensorRing of 2",
+                  "CopyToPinned: serialized")],
+}
+
+
+def engine_sizes(run, group):
+    return sorted({k[2] for k in list(run.rows) + list(run.errors) if k[0] == group})
+
+
+def engine_table(run, group):
+    """Median µs per inference of each pair and the speed-up (pair's baseline ÷ it)."""
+    sizes = engine_sizes(run, group)
+    if not sizes:
+        return None
+    rows, seen = [], set()
+    for mine, base, mine_label, base_label in ENGINE_ROWS[group]:
+        for s, label in ((base, base_label), (mine, mine_label)):
+            if s in seen:
+                continue
+            seen.add(s)
+            rows.append([label] + ["**failed**" if run.error(group, s, b) else us(run.value(group, s, b))
+                                   for b in sizes])
+        cells = []
+        for b in sizes:
+            m, o = run.value(group, mine, b), run.value(group, base, b)
+            cells.append(ratio(o / m) if m and o else "–")
+        rows.append(["speed-up: " + mine_label.split(":")[1].strip()] + cells)
+    return table(["µs per inference (median)"] + [size_name(b) for b in sizes], rows)
+
+
 # ---------------------------------------------------------------- blocks
 
 def run_block(run):
@@ -458,6 +502,13 @@ def run_block(run):
                   "by inference; the median of the paired differences, and the ratio it gives to the raw median "
                   "(✗ where clzero is more than 2% and more than 0.3 µs slower):", "", overhead_table(run),
               "", "Memory, counted over the timed inferences after the warm-up:", "", memory_table(run)]
+    arena, pipeline = engine_table(run, "arena"), engine_table(run, "pipeline")
+    if arena:
+        parts += ["", "Several outputs: one TensorArena (one map or copy for all) against separate tensors; "
+                      "4 outputs of a quarter of the size each:", "", arena]
+    if pipeline:
+        parts += ["", "Pipelining: a TensorRing reads inference i while inference i+1 runs; time per inference "
+                      "in steady state (throughput) against the serialized loop:", "", pipeline]
     return "\n".join(parts)
 
 
