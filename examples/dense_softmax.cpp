@@ -74,8 +74,36 @@ void reference(const std::vector<float>& x, const std::vector<float>& w, const s
 struct Engine {
   cl_context context;
   cl_command_queue queue;
-  cl_kernel dense, softmax;
+  cl_program program;
   cl_mem weights, bias;
+};
+
+// Kernel objects of one model instance. Each policy's run gets its own, as
+// each model an engine loads would: on NVIDIA's driver 580 a kernel whose
+// argument was once an SVM pointer (policy::Svm) can no longer be enqueued
+// after that argument is set to a cl_mem (CL_INVALID_KERNEL_ARGS; see
+// docs/drivers.md), so kernels are not shared between SVM and buffer tensors.
+struct Kernels {
+  explicit Kernels(const Engine& e) {
+    cl_int rc = CL_SUCCESS;
+    dense = clCreateKernel(e.program, "dense", &rc);
+    check(rc, "clCreateKernel dense");
+    softmax = clCreateKernel(e.program, "softmax", &rc);
+    check(rc, "clCreateKernel softmax");
+    const cl_uint in = kIn, out = kOut;
+    check(clSetKernelArg(dense, 1, sizeof(cl_mem), &e.weights), "dense arg 1");
+    check(clSetKernelArg(dense, 2, sizeof(cl_mem), &e.bias), "dense arg 2");
+    check(clSetKernelArg(dense, 4, sizeof in, &in), "dense arg 4");
+    check(clSetKernelArg(dense, 5, sizeof out, &out), "dense arg 5");
+    check(clSetKernelArg(softmax, 1, sizeof out, &out), "softmax arg 1");
+  }
+  ~Kernels() {
+    clReleaseKernel(dense);
+    clReleaseKernel(softmax);
+  }
+  Kernels(const Kernels&) = delete;
+  Kernels& operator=(const Kernels&) = delete;
+  cl_kernel dense = nullptr, softmax = nullptr;
 };
 
 struct Result {
@@ -88,6 +116,7 @@ struct Result {
 template <class Policy>
 Result run(const Engine& e) {
   using clzero::Intent;
+  const Kernels k(e);
   clzero::MappedTensor<float, Policy> input(e.context, e.queue, {kBatch, kIn}, Intent::input, {});
   clzero::MappedTensor<float, Policy> output(e.context, e.queue, {kBatch, kOut}, Intent::output, {});
   std::vector<float> x(kBatch * kIn), w(kIn * kOut), b(kOut), ref(kBatch * kOut);
@@ -107,21 +136,19 @@ Result run(const Engine& e) {
     {
       auto in = input.device_access();
       auto out = output.device_access();
-      in.bind(e.dense, 0);
-      check(clSetKernelArg(e.dense, 1, sizeof(cl_mem), &e.weights), "arg w");
-      check(clSetKernelArg(e.dense, 2, sizeof(cl_mem), &e.bias), "arg b");
-      out.bind(e.dense, 3);
-      out.bind(e.softmax, 0);
+      in.bind(k.dense, 0);
+      out.bind(k.dense, 3);
+      out.bind(k.softmax, 0);
       const std::size_t dense_size[2] = {kOut, kBatch};
       std::vector<cl_event> waits(in.waits().begin(), in.waits().end());
       waits.insert(waits.end(), out.waits().begin(), out.waits().end());
       cl_event dense_done = nullptr;
-      cl_int drc = clEnqueueNDRangeKernel(e.queue, e.dense, 2, nullptr, dense_size, nullptr,
+      cl_int drc = clEnqueueNDRangeKernel(e.queue, k.dense, 2, nullptr, dense_size, nullptr,
                                           static_cast<cl_uint>(waits.size()), waits.data(), &dense_done);
       check(drc, "dense");
       in.used_by(dense_done);
       const std::size_t rows = kBatch;
-      check(clEnqueueNDRangeKernel(e.queue, e.softmax, 1, nullptr, &rows, nullptr, 1, &dense_done,
+      check(clEnqueueNDRangeKernel(e.queue, k.softmax, 1, nullptr, &rows, nullptr, 1, &dense_done,
                                    out.event_slot()),
             "softmax");
       clReleaseEvent(dense_done);
@@ -171,13 +198,9 @@ int main(int argc, char** argv) try {
   check(rc, "clCreateContext");
   e.queue = clCreateCommandQueueWithProperties(e.context, device, nullptr, &rc);  // in-order
   check(rc, "clCreateCommandQueueWithProperties");
-  cl_program program = clCreateProgramWithSource(e.context, 1, &kSource, nullptr, &rc);
+  e.program = clCreateProgramWithSource(e.context, 1, &kSource, nullptr, &rc);
   check(rc, "clCreateProgramWithSource");
-  check(clBuildProgram(program, 1, &device, "", nullptr, nullptr), "clBuildProgram");
-  e.dense = clCreateKernel(program, "dense", &rc);
-  check(rc, "clCreateKernel dense");
-  e.softmax = clCreateKernel(program, "softmax", &rc);
-  check(rc, "clCreateKernel softmax");
+  check(clBuildProgram(e.program, 1, &device, "", nullptr, nullptr), "clBuildProgram");
   std::vector<float> w(kIn * kOut), b(kOut);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.05f * std::cos(0.7f * static_cast<float>(i));
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * static_cast<float>(i);
@@ -185,10 +208,6 @@ int main(int argc, char** argv) try {
   check(rc, "weights");
   e.bias = clCreateBuffer(e.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &rc);
   check(rc, "bias");
-  const cl_uint in = kIn, out = kOut;
-  check(clSetKernelArg(e.dense, 4, sizeof in, &in), "dense arg 4");
-  check(clSetKernelArg(e.dense, 5, sizeof out, &out), "dense arg 5");
-  check(clSetKernelArg(e.softmax, 1, sizeof out, &out), "softmax arg 1");
 
   std::vector<Result> results;
   auto attempt = [&](const char* name, Result (*run_policy)(const Engine&)) {
@@ -221,9 +240,7 @@ int main(int argc, char** argv) try {
 
   clReleaseMemObject(e.weights);
   clReleaseMemObject(e.bias);
-  clReleaseKernel(e.dense);
-  clReleaseKernel(e.softmax);
-  clReleaseProgram(program);
+  clReleaseProgram(e.program);
   clReleaseCommandQueue(e.queue);
   clReleaseContext(e.context);
   return all_ok ? 0 : 1;

@@ -214,6 +214,70 @@ int main(int argc, char** argv) {
       std::printf("  arg %u is named %s\n", i, an);
     }
     clFinish(q);
+    // The same kernel after its buffer arguments were once SVM pointers.
+    void* svm = clSVMAlloc(ctx, CL_MEM_READ_WRITE, 1 << 16, 0);
+    if (svm != nullptr) {
+      std::printf("  arg 3 as SVM pointer: %d, enqueue: %d\n", clSetKernelArgSVMPointer(dk, 3, svm),
+                  clEnqueueNDRangeKernel(q, dk, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      clFinish(q);
+      std::printf("  arg 3 as cl_mem again: %d, enqueue: %d\n", clSetKernelArg(dk, 3, sizeof(cl_mem), &bufs[3]),
+                  clEnqueueNDRangeKernel(q, dk, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      cl_kernel fresh = clCreateKernel(dp, "dense", &rc);
+      for (cl_uint i = 0; i < 4; ++i) clSetKernelArg(fresh, i, sizeof(cl_mem), &bufs[i]);
+      clSetKernelArg(fresh, 4, sizeof nin, &nin);
+      clSetKernelArg(fresh, 5, sizeof nout, &nout);
+      std::printf("  a fresh kernel object with cl_mem arguments: enqueue %d\n",
+                  clEnqueueNDRangeKernel(q, fresh, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      clFinish(q);
+      // Another program built in the same context after the arguments were set
+      // (what policy::Auto's measurement does).
+      const char* other = "__kernel void other(__global uint* o, uint n, uint it) { o[get_global_id(0)] = n + it; }";
+      cl_program op = clCreateProgramWithSource(ctx, 1, &other, nullptr, &rc);
+      clBuildProgram(op, 1, &dev, "", nullptr, nullptr);
+      cl_kernel ok2 = clCreateKernel(op, "other", &rc);
+      std::printf("  after building another program: enqueue %d\n",
+                  clEnqueueNDRangeKernel(q, fresh, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      clFinish(q);
+      clReleaseKernel(ok2);
+      clReleaseProgram(op);
+      std::printf("  after releasing that program: enqueue %d\n",
+                  clEnqueueNDRangeKernel(q, fresh, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      cl_mem host_nv = create_nv ? create_nv(ctx, CL_MEM_READ_WRITE, 3, 1 << 16, nullptr, &rc) : nullptr;
+      if (host_nv != nullptr) {
+        clSetKernelArg(fresh, 3, sizeof host_nv, &host_nv);
+        std::printf("  arg 3 a host-located buffer: enqueue %d\n",
+                    clEnqueueNDRangeKernel(q, fresh, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+        cl_event me = nullptr;
+        void* hp = clEnqueueMapBuffer(q, host_nv, CL_TRUE, CL_MAP_READ, 0, 1 << 16, 0, nullptr, &me, &rc);
+        std::printf("  ... while it is mapped: enqueue %d\n",
+                    clEnqueueNDRangeKernel(q, fresh, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+        clEnqueueUnmapMemObject(q, host_nv, hp, 0, nullptr, nullptr);
+        clFinish(q);
+        clReleaseEvent(me);
+        clReleaseMemObject(host_nv);
+      }
+      clReleaseKernel(fresh);
+      clSVMFree(ctx, svm);
+      // A kernel whose argument was an SVM pointer, then a cl_mem, after that
+      // SVM allocation is freed.
+      void* svm2 = clSVMAlloc(ctx, CL_MEM_READ_WRITE, 1 << 16, 0);
+      cl_kernel k3 = clCreateKernel(dp, "dense", &rc);
+      for (cl_uint i = 0; i < 4; ++i) clSetKernelArg(k3, i, sizeof(cl_mem), &bufs[i]);
+      clSetKernelArg(k3, 4, sizeof nin, &nin);
+      clSetKernelArg(k3, 5, sizeof nout, &nout);
+      clSetKernelArgSVMPointer(k3, 3, svm2);
+      std::printf("  svm arg: enqueue %d\n", clEnqueueNDRangeKernel(q, k3, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      clFinish(q);
+      clSetKernelArg(k3, 3, sizeof(cl_mem), &bufs[3]);
+      std::printf("  back to cl_mem: enqueue %d\n",
+                  clEnqueueNDRangeKernel(q, k3, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      clFinish(q);
+      clSVMFree(ctx, svm2);
+      std::printf("  after the SVM allocation it once held is freed: enqueue %d\n",
+                  clEnqueueNDRangeKernel(q, k3, 2, nullptr, g2, nullptr, 0, nullptr, nullptr));
+      clFinish(q);
+      clReleaseKernel(k3);
+    }
   }
   const int runs = 20;
   for (Alloc a : allocs) {
