@@ -6,6 +6,8 @@
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -109,6 +111,47 @@ class EventList {
 };
 
 namespace detail {
+inline std::atomic<long long>& spin_wait_ns() noexcept {
+  static std::atomic<long long> ns{100000};  // 100 us
+  return ns;
+}
+}  // namespace detail
+
+/// How a host view waits for clzero's events: first by polling their status
+/// for up to `spin` (default 100 us; low latency: no sleep and wake-up), then
+/// by blocking in clWaitForEvents. On NVIDIA's driver 580 (H200) a blocking
+/// wait adds microseconds to every small inference (docs/benchmarks.md).
+/// Zero blocks at once, for hosts that must not spin. Process-wide.
+inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
+  detail::spin_wait_ns().store(spin.count() > 0 ? static_cast<long long>(spin.count()) : 0);
+}
+
+namespace detail {
+
+/// clWaitForEvents, after polling the events for the spin budget. Returns
+/// what clWaitForEvents returns (CL_SUCCESS once all completed).
+inline cl_int await(const EventList& events) noexcept {
+  const long long spin = spin_wait_ns().load(std::memory_order_relaxed);
+  if (spin > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(spin);
+    for (;;) {
+      bool done = true, failed = false;
+      for (cl_event e : events) {
+        cl_int status = CL_QUEUED;
+        if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
+            status < 0) {
+          failed = true;  // let clWaitForEvents report it
+          break;
+        }
+        done = done && status == CL_COMPLETE;
+      }
+      if (failed) break;
+      if (done) return CL_SUCCESS;
+      if (std::chrono::steady_clock::now() >= deadline) break;
+    }
+  }
+  return clWaitForEvents(events.count(), events.data());
+}
 
 /// Blocks until `events` complete. Flushes `queue` first, because a command
 /// that was never submitted never completes; flushing (clFlush) submits the
@@ -118,7 +161,7 @@ namespace detail {
 inline void wait_for(const EventList& events, cl_command_queue queue, const char* doing) {
   if (events.empty()) return;
   if (!events.complete()) check(clFlush(queue), "clFlush", doing);
-  check(clWaitForEvents(events.count(), events.data()), "clWaitForEvents", doing);
+  check(await(events), "clWaitForEvents", doing);
 }
 
 /// The same, for cleanup paths: never throws, returns whether all went well.
