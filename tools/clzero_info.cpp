@@ -19,7 +19,7 @@ namespace {
 struct Args {
   bool measure = true;
   const char* platform = nullptr;
-  int iterations = 9;
+  int iterations = 15;
 };
 
 std::string bytes_text(cl_ulong b) {
@@ -79,7 +79,7 @@ void device_report(cl_device_id device, const Args& args) {
     results.push_back(clzero::measure(context.get(), device, bytes, clzero::Intent::output, candidates,
                                       args.iterations));
   std::printf("    measured per inference (a kernel writes the output, the host reads every element;\n"
-              "    median of %d, every element of every inference checked):\n", args.iterations);
+              "    median of at least %d rounds, policies taking turns; every element checked):\n", args.iterations);
   std::printf("      %-34s %12s %12s %12s\n", "policy", "4 KiB", "1 MiB", "16 MiB");
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     std::printf("      %-34s", candidates[k].label().c_str());

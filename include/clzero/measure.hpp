@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -90,93 +91,128 @@ struct MeasureRig {
   }
 };
 
+/// One candidate, ready to time: its own tensor on the rig's queue.
+class Timed {
+ public:
+  virtual ~Timed() = default;
+  /// One inference (iteration `iter`); true if every element was fresh.
+  virtual bool run(std::uint32_t iter) = 0;
+};
+
 template <class Policy>
-Measurement time_policy(MeasureRig& rig, cl_context context, std::size_t bytes, Intent intent,
-                        const typename Policy::Options& options, const policy::Choice& choice, int iterations) {
-  Measurement m;
-  m.choice = choice;
-  const std::size_t n = std::max<std::size_t>(1, bytes / sizeof(std::uint32_t));
-  const cl_uint count = static_cast<cl_uint>(n);
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(iterations));
-  bool fresh = true;
-  MappedTensor<std::uint32_t, Policy> t(context, rig.queue.get(), {n}, intent == Intent::input ? Intent::inout : intent,
-                                        options);
-  cl_kernel k = rig.kernel.get();
-  check(clSetKernelArg(k, 1, sizeof count, &count), "clSetKernelArg", "measuring policies");
-  const int warmup = 2;
-  for (int it = 1; it <= warmup + iterations; ++it) {
-    const cl_uint iter = static_cast<cl_uint>(it);
-    const auto t0 = std::chrono::steady_clock::now();
+class TimedPolicy final : public Timed {
+ public:
+  TimedPolicy(MeasureRig& rig, cl_context context, std::size_t n, Intent intent,
+              const typename Policy::Options& options)
+      : rig_(rig),
+        n_(n),
+        tensor_(context, rig.queue.get(), {n}, intent == Intent::input ? Intent::inout : intent, options) {}
+
+  bool run(std::uint32_t iter) override {
+    cl_kernel k = rig_.kernel.get();
+    const cl_uint count = static_cast<cl_uint>(n_);
     {
-      auto dev = t.device_access(Access::write);
+      auto dev = tensor_.device_access(Access::write);
       dev.bind(k, 0);
+      check(clSetKernelArg(k, 1, sizeof count, &count), "clSetKernelArg", "measuring policies");
       check(clSetKernelArg(k, 2, sizeof iter, &iter), "clSetKernelArg", "measuring policies");
-      std::size_t global = n;
-      check(clEnqueueNDRangeKernel(rig.queue.get(), k, 1, nullptr, &global, nullptr, dev.wait_count(),
+      std::size_t global = n_;
+      check(clEnqueueNDRangeKernel(rig_.queue.get(), k, 1, nullptr, &global, nullptr, dev.wait_count(),
                                    dev.wait_list(), dev.event_slot()),
             "clEnqueueNDRangeKernel", "measuring policies");
     }
-    auto view = t.read_view();
+    auto view = tensor_.read_view();
     std::uint32_t wrong = 0;
     for (std::size_t i = 0; i < view.size(); ++i)
       wrong |= view[i] ^ measure_value(static_cast<std::uint32_t>(i), iter);
-    const auto t1 = std::chrono::steady_clock::now();
-    fresh = fresh && wrong == 0;
-    if (it > warmup) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    return wrong == 0;
   }
-  std::sort(times.begin(), times.end());
-  m.us_per_inference = times[times.size() / 2];
-  m.fresh = fresh;
-  return m;
+
+ private:
+  MeasureRig& rig_;
+  std::size_t n_;
+  MappedTensor<std::uint32_t, Policy> tensor_;
+};
+
+inline std::unique_ptr<Timed> make_timed(MeasureRig& rig, cl_context context, std::size_t n, Intent intent,
+                                         const policy::Choice& c) {
+  switch (c.kind) {
+    case policy::Choice::Kind::persistent:
+      return std::unique_ptr<Timed>(new TimedPolicy<policy::Persistent>(rig, context, n, intent, {c.allocation}));
+    case policy::Choice::Kind::map_per_inference:
+      return std::unique_ptr<Timed>(
+          new TimedPolicy<policy::MapPerInference>(rig, context, n, intent, {c.allocation}));
+    case policy::Choice::Kind::copy_to_pinned:
+      return std::unique_ptr<Timed>(new TimedPolicy<policy::CopyToPinned>(rig, context, n, intent, {}));
+    case policy::Choice::Kind::unified_host:
+      return std::unique_ptr<Timed>(new TimedPolicy<policy::UnifiedHost>(rig, context, n, intent, {}));
+    case policy::Choice::Kind::svm:
+#if defined(CL_VERSION_2_0)
+      return std::unique_ptr<Timed>(new TimedPolicy<policy::Svm>(
+          rig, context, n, intent, {c.svm_fine ? policy::Svm::Grain::fine : policy::Svm::Grain::coarse}));
+#else
+      break;
+#endif
+  }
+  raise(Error(ErrorKind::unsupported, "measuring policies", "Svm needs CL_TARGET_OPENCL_VERSION 200 or later"));
 }
 
 }  // namespace detail
 
 /// Times one inference of `bytes` bytes with each candidate on `device` (a
-/// private queue of `context`), `iterations` times after two warm-ups, and
-/// checks every element of every inference. Candidates that fail to build
-/// (or run) come back with `error` set. Blocks for the measurement's length.
+/// private queue of `context`) and checks every element of every inference.
+/// The candidates take turns, one inference each per round, so that a slow
+/// spell of the machine hits all of them alike; after two warm-up rounds it
+/// runs at least `min_rounds` rounds and until 5 ms have passed (at most 200).
+/// A candidate that cannot be built or run comes back with `error` set.
 inline std::vector<Measurement> measure(cl_context context, cl_device_id device, std::size_t bytes, Intent intent,
-                                        const std::vector<policy::Choice>& candidates, int iterations = 9) {
+                                        const std::vector<policy::Choice>& candidates, int min_rounds = 15) {
   const DeviceCaps caps = DeviceCaps::query(device);
   detail::MeasureRig rig(context, device, caps.opencl_major);
-  std::vector<Measurement> results;
-  for (const policy::Choice& c : candidates) {
-    Measurement m;
-    m.choice = c;
-    auto run = [&] {
-          switch (c.kind) {
-            case policy::Choice::Kind::persistent:
-              m = detail::time_policy<policy::Persistent>(rig, context, bytes, intent, {c.allocation}, c, iterations);
-              break;
-            case policy::Choice::Kind::map_per_inference:
-              m = detail::time_policy<policy::MapPerInference>(rig, context, bytes, intent, {c.allocation}, c,
-                                                               iterations);
-              break;
-            case policy::Choice::Kind::copy_to_pinned:
-              m = detail::time_policy<policy::CopyToPinned>(rig, context, bytes, intent, {}, c, iterations);
-              break;
-            case policy::Choice::Kind::unified_host:
-              m = detail::time_policy<policy::UnifiedHost>(rig, context, bytes, intent, {}, c, iterations);
-              break;
-            case policy::Choice::Kind::svm:
-#if defined(CL_VERSION_2_0)
-              m = detail::time_policy<policy::Svm>(rig, context, bytes, intent, {c.svm_fine ? policy::Svm::Grain::fine : policy::Svm::Grain::coarse}, c, iterations);
-#endif
-              break;
-          }
-    };
+  const std::size_t n = std::max<std::size_t>(1, bytes / sizeof(std::uint32_t));
+  const std::size_t count = candidates.size();
+  std::vector<Measurement> results(count);
+  std::vector<std::unique_ptr<detail::Timed>> runners(count);
+  std::vector<std::vector<double>> times(count);
+  auto guarded = [&](std::size_t i, auto&& step) {
 #if CLZERO_DETAIL_HAS_EXCEPTIONS
     try {
-      run();
+      step();
     } catch (const Error& e) {
-      m.error = e.what();
+      results[i].error = e.what();
+      runners[i].reset();
     }
 #else
-    run();
+    step();
 #endif
-    results.push_back(m);
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    results[i].choice = candidates[i];
+    results[i].fresh = true;
+    guarded(i, [&] { runners[i] = detail::make_timed(rig, context, n, intent, candidates[i]); });
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const int warmup = 2;
+  for (int round = 1; round <= 200 + warmup; ++round) {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!runners[i]) continue;
+      guarded(i, [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        const bool fresh = runners[i]->run(static_cast<std::uint32_t>(round));
+        const auto t1 = std::chrono::steady_clock::now();
+        results[i].fresh = results[i].fresh && fresh;
+        if (round > warmup) times[i].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      });
+    }
+    if (round >= min_rounds + warmup && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(5)) break;
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (times[i].empty()) {
+      results[i].fresh = false;
+      continue;
+    }
+    std::sort(times[i].begin(), times[i].end());
+    results[i].us_per_inference = times[i][times[i].size() / 2];
   }
   return results;
 }
