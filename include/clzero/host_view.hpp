@@ -104,8 +104,12 @@ class HostView {
   }
 
 #if __cplusplus >= 202002L && __has_include(<span>)
+  /// The view as a std::span. A HostView lvalue is a contiguous range, so
+  /// `std::span<const float> s = view;` works through span's own constructor;
+  /// a temporary view converts too (it lives to the end of the expression,
+  /// e.g. `consume(tensor.read_view())`), which the range constructor refuses.
   std::span<T> span() const noexcept { return std::span<T>(data_, size()); }
-  operator std::span<T>() const noexcept { return span(); }
+  operator std::span<T>() const&& noexcept { return span(); }
 #endif
 
   /// Made by MappedTensor only.

@@ -15,9 +15,12 @@ endfunction()
 
 set(prefix ${WORK}/prefix)
 file(REMOVE_RECURSE ${WORK})
-run("configuring clzero" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -G ${GENERATOR} -DCMAKE_INSTALL_PREFIX=${prefix}
+# Configured for one prefix, installed into another: the .pc file must follow
+# the installation (it is relocatable through ${pcfiledir}).
+run("configuring clzero" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -G ${GENERATOR}
+    -DCMAKE_INSTALL_PREFIX=${WORK}/configured-prefix
     -DCLZERO_BUILD_TESTS=OFF -DCLZERO_BUILD_EXAMPLES=OFF -DCLZERO_BUILD_TOOLS=OFF -DCLZERO_BUILD_BENCHMARKS=OFF)
-run("installing clzero" ${CMAKE_COMMAND} --install ${WORK}/build)
+run("installing clzero" ${CMAKE_COMMAND} --install ${WORK}/build --prefix ${prefix})
 
 set(ENV{PKG_CONFIG_PATH} ${prefix}/share/pkgconfig)
 run("pkg-config --modversion clzero" ${PKG_CONFIG} --modversion clzero)
@@ -26,8 +29,11 @@ if(NOT out STREQUAL VERSION)
 endif()
 run("pkg-config --cflags clzero" ${PKG_CONFIG} --cflags clzero)
 set(cflags "${out}")
-if(NOT cflags MATCHES "-I${prefix}/include")
-  message(FATAL_ERROR "pkg-config --cflags clzero gives '${cflags}', without -I${prefix}/include")
+string(REGEX MATCH "-I([^ ]+)" include_flag "${cflags}")
+get_filename_component(include_dir "${CMAKE_MATCH_1}" REALPATH)
+get_filename_component(wanted_dir "${prefix}/include" REALPATH)
+if(NOT include_dir STREQUAL wanted_dir)
+  message(FATAL_ERROR "pkg-config --cflags clzero gives '${cflags}', which is not -I${prefix}/include")
 endif()
 if(cflags MATCHES "-D")
   message(FATAL_ERROR "pkg-config --cflags clzero defines macros for its users: '${cflags}'")
