@@ -44,7 +44,7 @@ class Coherent {
   }
 
   void* host_pointer() {
-    wait_for(in_flight_, q_.q(), who_);
+    wait_for(in_flight_, q_.q(), q_.spin, who_);
     in_flight_.clear();
     return storage_.svm_pointer();
   }

@@ -20,6 +20,7 @@ struct QueueContext {
   cl_device_id device = nullptr;
   cl_platform_id platform = nullptr;
   bool out_of_order = false;
+  bool spin = false;  // host views may poll events before blocking (not on CPU devices)
   cl_ulong max_alloc = 0;
 
   /// Retains `context` and `queue` after checking that both are valid and
@@ -48,6 +49,9 @@ struct QueueContext {
           "clGetDeviceInfo", doing);
     check(clGetDeviceInfo(q.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof q.max_alloc, &q.max_alloc, nullptr),
           "clGetDeviceInfo", doing);
+    cl_device_type type = 0;
+    check(clGetDeviceInfo(q.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr), "clGetDeviceInfo", doing);
+    q.spin = (type & CL_DEVICE_TYPE_CPU) == 0;
     return q;
   }
 

@@ -108,9 +108,9 @@ class CopyToPinned {
   }
 
   void* host_pointer() {
-    detail::wait_for(downloaded_, q_.q(), "CopyToPinned: waiting for the download to the host");
+    detail::wait_for(downloaded_, q_.q(), q_.spin, "CopyToPinned: waiting for the download to the host");
     downloaded_.clear();
-    detail::wait_for(uploaded_, q_.q(), "CopyToPinned: waiting for the upload to finish reading the host copy");
+    detail::wait_for(uploaded_, q_.q(), q_.spin, "CopyToPinned: waiting for the upload to finish reading the host copy");
     uploaded_.clear();
     return host_;
   }

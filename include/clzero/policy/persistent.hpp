@@ -133,7 +133,7 @@ class MappedAtRest {
       }
     }
     if (wait_for_producers_ && !in_flight_.empty()) {
-      wait_for(in_flight_, q_.q(), "waiting for the commands that produced the tensor");
+      wait_for(in_flight_, q_.q(), q_.spin, "waiting for the commands that produced the tensor");
       in_flight_.clear();
     }
     return ptr_;
@@ -168,7 +168,7 @@ class MappedAtRest {
   // the map command ended with, e.g. because its producer failed).
   cl_int settle_map() {
     if (!ready_.complete()) check(clFlush(q_.q()), "clFlush", who_, "submitting the map of the tensor");
-    const cl_int rc = await(ready_);
+    const cl_int rc = await(ready_, q_.spin);
     if (rc != CL_SUCCESS && rc != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
       check(rc, "clWaitForEvents", who_, "waiting for the map that makes the tensor visible to the host");
     cl_int status = CL_COMPLETE;
