@@ -60,7 +60,6 @@ inline std::uint32_t measure_value(std::uint32_t i, std::uint32_t iter) {
 struct MeasureRig {
   QueueHandle queue;
   ProgramHandle program;
-  KernelHandle kernel;
 
   MeasureRig(cl_context context, cl_device_id device, unsigned opencl_major) {
     constexpr const char* doing = "measuring policies: preparing a private queue and kernel";
@@ -86,8 +85,6 @@ struct MeasureRig {
     program = ProgramHandle::adopt(clCreateProgramWithSource(context, 1, &src, nullptr, &rc));
     check(rc, "clCreateProgramWithSource", doing);
     check(clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr), "clBuildProgram", doing);
-    kernel = KernelHandle::adopt(clCreateKernel(program.get(), "clzero_measure_fill", &rc));
-    check(rc, "clCreateKernel", doing);
   }
 };
 
@@ -106,10 +103,17 @@ class TimedPolicy final : public Timed {
               const typename Policy::Options& options)
       : rig_(rig),
         n_(n),
-        tensor_(context, rig.queue.get(), {n}, intent == Intent::input ? Intent::inout : intent, options) {}
+        tensor_(context, rig.queue.get(), {n}, intent == Intent::input ? Intent::inout : intent, options) {
+    // A kernel object per candidate. NVIDIA's driver 580 refuses to enqueue a
+    // kernel whose argument was once an SVM pointer and is now a cl_mem
+    // (CL_INVALID_KERNEL_ARGS; docs/drivers.md), so candidates never share one.
+    cl_int rc = CL_SUCCESS;
+    kernel_ = KernelHandle::adopt(clCreateKernel(rig.program.get(), "clzero_measure_fill", &rc));
+    check(rc, "clCreateKernel", "measuring policies");
+  }
 
   bool run(std::uint32_t iter) override {
-    cl_kernel k = rig_.kernel.get();
+    cl_kernel k = kernel_.get();
     const cl_uint count = static_cast<cl_uint>(n_);
     {
       auto dev = tensor_.device_access(Access::write);
@@ -132,6 +136,7 @@ class TimedPolicy final : public Timed {
   MeasureRig& rig_;
   std::size_t n_;
   MappedTensor<std::uint32_t, Policy> tensor_;
+  KernelHandle kernel_;
 };
 
 inline std::unique_ptr<Timed> make_timed(MeasureRig& rig, cl_context context, std::size_t n, Intent intent,

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <future>
+#include <thread>
 
 #include "support/test_env.hpp"
 
@@ -16,6 +17,19 @@ namespace clzero_test {
 inline cl_uint map_count(cl_mem m) {
   cl_uint n = 0;
   ok(clGetMemObjectInfo(m, CL_MEM_MAP_COUNT, sizeof n, &n, nullptr), "clGetMemObjectInfo(CL_MEM_MAP_COUNT)");
+  return n;
+}
+
+/// CL_MEM_MAP_COUNT once it has settled: the spec calls the count
+/// "immediately stale", and PoCL 5 was seen to update it just after the
+/// unmap's event completed. Polls for up to two seconds for `expected`.
+inline cl_uint settled_map_count(cl_mem m, cl_uint expected) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  cl_uint n = map_count(m);
+  while (n != expected && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    n = map_count(m);
+  }
   return n;
 }
 
