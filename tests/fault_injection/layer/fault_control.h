@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The control interface of the fault layer (libclzero_fault_layer.so). The
+ * ICD loader loads the layer from OPENCL_LAYERS; tests reach these functions
+ * with dlopen(RTLD_NOLOAD) + dlsym, programs without code changes through the
+ * environment variables below.
+ *
+ *   CLZERO_FAULT=<call>:<nth>:<code>[:async]  fail the nth occurrence of
+ *       <call> ("*" for any intercepted call) with <code> (a name such as
+ *       CL_MAP_FAILURE, or a number).
+ *   CLZERO_FAULT_SHADOW_MAPS=1  every map of a buffer that is not
+ *       CL_MEM_USE_HOST_PTR returns a fresh host pointer (a shadow copy).
+ *   CLZERO_FAULT_REPORT=1  print the counts and every violation at exit.
+ *   CLZERO_FAULT_STRICT=1  exit with status 86 if a violation was recorded. */
+#ifndef CLZERO_FAULT_CONTROL_H
+#define CLZERO_FAULT_CONTROL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How an armed fault fails its call. */
+enum clzero_fault_mode {
+  /* The call returns the error code (or NULL with the code in errcode_ret);
+   * nothing is enqueued or allocated. */
+  CLZERO_FAULT_IMMEDIATE = 0,
+  /* Non-blocking enqueues: the call succeeds, but the command ends with an
+   * error status (it waits on a user event the layer then fails, so the
+   * implementation propagates the failure as it does for a real one).
+   * Blocking calls fail immediately instead. */
+  CLZERO_FAULT_ASYNC = 1
+};
+
+/* What the layer has seen since it was loaded (objects) or since the last
+ * clzero_fault_reset (calls, faults, violations). Objects are counted by the
+ * references the application holds (create/retain/release). */
+struct clzero_fault_counts {
+  long live_mem;       /* cl_mem objects the application still holds */
+  long live_events;    /* cl_event objects the application still holds */
+  long live_svm;       /* clSVMAlloc allocations not yet freed */
+  long active_maps;    /* maps not yet unmapped (failed maps excluded) */
+  long calls;          /* intercepted calls that a fault could hit */
+  long faults;         /* faults injected */
+  long violations;     /* protocol violations (see clzero_fault_violation) */
+  long shadow_maps;    /* maps answered with a shadow pointer */
+};
+
+/* Forgets the call log, the armed fault and the recorded violations. */
+void clzero_fault_reset(void);
+/* Fails the nth (1-based) intercepted call named `call` ("*": any). */
+void clzero_fault_arm(const char* call, long nth, int code, int mode);
+void clzero_fault_disarm(void);
+/* While paused, calls are neither counted nor failed (the test's own calls). */
+void clzero_fault_pause(int paused);
+void clzero_fault_shadow_maps(int on);
+void clzero_fault_get_counts(struct clzero_fault_counts* out);
+/* The name of the ith (0-based) intercepted call since the last reset, or
+ * NULL past the end; the first 65536 calls are kept. */
+const char* clzero_fault_call(long i);
+/* The call the armed fault hit, or NULL if it has not fired. */
+const char* clzero_fault_fired(void);
+/* The ith violation since the last reset, or NULL past the end. */
+const char* clzero_fault_violation(long i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1005 @@
+// SPDX-License-Identifier: Apache-2.0
+// A test-only OpenCL layer (CL/cl_layer.h: clGetLayerInfo, clInitLayer) that
+// the ICD loader puts between the application and the implementation when
+// OPENCL_LAYERS names it (ocl-icd 2.3 and the Khronos loader both do). It
+//  - fails chosen calls on demand, with the codes drivers return, either at
+//    once or as a command that ends with an error status (fault_plan.hpp);
+//  - counts the cl_mem, cl_event and SVM allocations the application holds;
+//  - checks the map protocol: an unmap names a pointer that is mapped now, a
+//    command never uses a buffer mapped for writing, an object is released
+//    only after its unmaps completed (OpenCL 3.0 section 5.5.4);
+//  - on request answers every map with a fresh pointer (shadow_memory.hpp).
+// Calls that wait or submit (clWaitForEvents, clFlush) fail after the real
+// call, so a failure never makes the application free memory a command uses.
+//
+// A command that "ends in error" is a user event the layer fails with the
+// code, handed back in place of the command (whose queue it then names as
+// none). Failures travel the way the spec's execution model says: a command
+// whose wait list holds a failed event does not run, and a blocking call
+// then returns CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST. The layer applies
+// that rule itself for every failure visible at enqueue time, because PoCL
+// 3.1 (Debian 12) never completes a kernel, nor returns from a blocking map,
+// that waits on a failed event (docs/reliability.md has the repro).
+#include <CL/cl_layer.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "fault_control.h"
+#include "fault_plan.hpp"
+#include "object_counts.hpp"
+#include "shadow_memory.hpp"
+
+#define CLZERO_FAULT_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace clzero_fault {
+namespace {
+
+struct Mapping {
+  enum class State { pending, visible, failed };
+  cl_mem mem = nullptr;  // null for SVM
+  void* user = nullptr;  // what the application got
+  void* real = nullptr;  // what the implementation returned
+  std::size_t size = 0;
+  cl_map_flags flags = 0;
+  cl_event event = nullptr;  // the layer's reference to the map command, until settled
+  const void* command = nullptr;  // the map command's identity, kept after settling
+  cl_command_queue queue = nullptr;
+  State state = State::pending;
+  ShadowMemory shadow;
+
+  bool writable() const { return (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) != 0; }
+};
+
+// A free the layer holds back because a kernel may still use the memory:
+// recorded as a violation, done once the kernels complete, so that the test
+// process survives to report it.
+struct DeferredFree {
+  cl_context context;
+  void* ptr;
+  std::vector<cl_event> users;
+};
+
+struct Layer {
+  std::mutex mutex;
+  const cl_icd_dispatch* next = nullptr;
+  cl_icd_dispatch table{};
+  FaultPlan plan;
+  ObjectCounts mems, events;
+  std::unordered_set<const void*> svm;
+  std::vector<Mapping> maps;
+  std::unordered_map<const void*, std::vector<cl_event>> unmaps;  // per cl_mem or SVM pointer
+  std::deque<std::pair<const void*, const void*>> recently_unmapped;
+  std::unordered_map<cl_kernel, std::map<cl_uint, const void*>> kernel_args;
+  std::unordered_map<const void*, std::vector<cl_event>> svm_users;  // kernels that may still use SVM memory
+  std::vector<DeferredFree> deferred_frees;
+  Quarantine quarantine;
+  std::deque<std::string> violations;
+  long total_violations = 0;
+  long shadow_maps = 0;
+  bool shadow = false;
+};
+
+Layer& layer() {
+  static Layer* l = new Layer;  // never destroyed: calls may still come during exit
+  return *l;
+}
+const cl_icd_dispatch& next() { return *layer().next; }
+
+using Lock = std::lock_guard<std::mutex>;
+
+void violation(Layer& l, std::string what) {
+  ++l.total_violations;
+  if (l.violations.size() < 1000) l.violations.push_back(std::move(what));
+}
+
+FaultPlan::Decision decide(const char* api) {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  return l.plan.hit(api);
+}
+
+cl_int event_status(cl_event e) {
+  cl_int status = CL_QUEUED;
+  if (next().clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS)
+    return CL_QUEUED;
+  return status;
+}
+
+// The map's completion was observed: the data is the host's now.
+void make_visible(Mapping& m) {
+  if (m.shadow) {
+    m.shadow.protect(PROT_READ | PROT_WRITE);
+    // CL_MAP_WRITE_INVALIDATE_REGION leaves the contents undefined (OpenCL
+    // 1.2 section 5.4.2): poison them, as a driver that skips the copy would.
+    if ((m.flags & CL_MAP_WRITE_INVALIDATE_REGION) != 0) std::memset(m.user, 0xA5, m.size);
+    else std::memcpy(m.user, m.real, m.size);
+    if (!m.writable()) m.shadow.protect(PROT_READ);
+  }
+  m.state = Mapping::State::visible;
+}
+
+void drop_event(Mapping& m) {
+  if (m.event != nullptr) next().clReleaseEvent(std::exchange(m.event, nullptr));
+}
+
+// Settles every pending map whose command has ended. Called after each call
+// through which the application can learn that a command completed, so a
+// shadow holds the data before the application may look at it.
+void finish_deferred_frees(Layer& l);
+
+void settle(Layer& l) {
+  if (!l.deferred_frees.empty()) finish_deferred_frees(l);
+  for (Mapping& m : l.maps) {
+    if (m.state != Mapping::State::pending) continue;
+    const cl_int status = event_status(m.event);
+    if (status == CL_COMPLETE) {
+      make_visible(m);
+      drop_event(m);
+    } else if (status < 0) {
+      m.state = Mapping::State::failed;
+      drop_event(m);
+    }
+  }
+}
+
+void settle_all() {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  settle(l);
+}
+
+void count_new_event(cl_event* event) {
+  if (event == nullptr || *event == nullptr) return;
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  l.events.created(*event);
+}
+
+// A command that names `mem` must not start while it is mapped for writing;
+// one that writes it, not while it is mapped at all (OpenCL 3.0 section 5.5.4).
+void check_unmapped(Layer& l, const void* mem, bool writes, const char* api) {
+  if (mem == nullptr) return;
+  for (const Mapping& m : l.maps) {
+    const void* key = m.mem != nullptr ? static_cast<const void*>(m.mem) : m.user;
+    if (key != mem || m.state == Mapping::State::failed) continue;
+    if (m.writable() || writes)
+      violation(l, std::string(api) + ": a command uses memory that is mapped" +
+                       (m.writable() ? " for writing" : "") + " (OpenCL 3.0 section 5.5.4)");
+  }
+}
+
+void check_command(const void* mem, bool writes, const char* api) {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  settle(l);
+  check_unmapped(l, mem, writes, api);
+}
+
+// A command that ends in error: a user event failed with `code` once the
+// commands it would have waited for have completed (its wait list, and on an
+// in-order queue everything before it), so that waiting for it still means
+// what waiting for the real command would. The call blocks until then:
+// PoCL 3.1 cannot pass a failure on to a kernel that waits for it, so the
+// event must be failed before anything can wait on it. Returns CL_SUCCESS,
+// as the enqueue of a command that fails later does.
+cl_int fail_later(cl_command_queue queue, cl_int code, cl_event* event, cl_uint n, const cl_event* waits) {
+  std::vector<cl_event> before;
+  for (cl_uint i = 0; i < n; ++i)
+    if (event_status(waits[i]) >= 0) before.push_back(waits[i]);  // failed ones have ended
+  cl_event marker = nullptr;
+  cl_int rc = next().clEnqueueMarkerWithWaitList(queue, static_cast<cl_uint>(before.size()),
+                                                 before.empty() ? nullptr : before.data(), &marker);
+  if (rc != CL_SUCCESS) return rc;
+  next().clFlush(queue);
+  next().clWaitForEvents(1, &marker);
+  next().clReleaseEvent(marker);
+  cl_context context = nullptr;
+  rc = next().clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr);
+  if (rc != CL_SUCCESS) return rc;
+  cl_event failed = next().clCreateUserEvent(context, &rc);
+  if (rc != CL_SUCCESS) return rc;
+  next().clSetUserEventStatus(failed, code < 0 ? code : CL_OUT_OF_RESOURCES);
+  if (event != nullptr) {
+    *event = failed;
+    count_new_event(event);
+  } else {
+    next().clReleaseEvent(failed);
+  }
+  return CL_SUCCESS;
+}
+
+bool any_failed(cl_uint n, const cl_event* waits) {
+  for (cl_uint i = 0; i < n; ++i)
+    if (event_status(waits[i]) < 0) return true;
+  return false;
+}
+
+// For a blocking enqueue: whether an event it must wait for has failed.
+bool wait_list_failed(cl_uint n, const cl_event* waits) {
+  return n > 0 && next().clWaitForEvents(n, waits) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+}
+
+// How an enqueue goes: as asked, failed at once (`code` returned), or as a
+// command that ends in error (`later`).
+struct Course {
+  bool run = true;
+  bool later = false;
+  cl_int code = CL_SUCCESS;
+};
+
+Course course(const char* api, cl_bool blocking, cl_uint n, const cl_event* waits) {
+  const FaultPlan::Decision d = api != nullptr ? decide(api) : FaultPlan::Decision{};
+  if (d.fail) return {false, d.mode == CLZERO_FAULT_ASYNC && !blocking, d.code};
+  if (blocking ? wait_list_failed(n, waits) : any_failed(n, waits))
+    return {false, !blocking, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST};
+  return {};
+}
+
+// The common shape of an enqueue that a fault may fail.
+template <class Enqueue>
+cl_int faultable_enqueue(const char* api, cl_command_queue queue, cl_bool blocking, cl_uint n, const cl_event* waits,
+                         cl_event* event, Enqueue&& enqueue) {
+  const Course c = course(api, blocking, n, waits);
+  if (!c.run) return c.later ? fail_later(queue, c.code, event, n, waits) : c.code;
+  const cl_int rc = enqueue();
+  if (rc == CL_SUCCESS) count_new_event(event);
+  if (blocking) settle_all();
+  return rc;
+}
+
+bool wants_shadow(Layer& l, cl_mem mem) {
+  if (!l.shadow || mem == nullptr) return false;
+  // CL_MEM_USE_HOST_PTR maps must return host_ptr + offset (OpenCL 3.0
+  // section 5.5.4): the one kind whose pointer is stable by the spec.
+  for (cl_mem m = mem; m != nullptr;) {
+    cl_mem_flags flags = 0;
+    next().clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, nullptr);
+    if ((flags & CL_MEM_USE_HOST_PTR) != 0) return false;
+    cl_mem parent = nullptr;
+    next().clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr);
+    m = parent;
+  }
+  return true;
+}
+
+// Records a map the implementation accepted; returns the application's pointer.
+void* record_map(cl_command_queue queue, cl_mem mem, void* real, std::size_t size, cl_map_flags flags,
+                 cl_bool blocking, cl_event command, cl_event* event) {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  Mapping m;
+  m.queue = queue;
+  m.command = command;
+  m.mem = mem;
+  m.real = m.user = real;
+  m.size = size;
+  m.flags = flags;
+  if (wants_shadow(l, mem)) {
+    m.shadow = ShadowMemory(size);
+    if (m.shadow) {
+      m.user = m.shadow.data();
+      ++l.shadow_maps;
+    }
+  }
+  if (event != nullptr) {
+    *event = command;
+    l.events.created(command);
+    next().clRetainEvent(command);  // the layer's own reference
+  }
+  m.event = command;
+  if (blocking) {
+    make_visible(m);
+    drop_event(m);
+  }
+  l.maps.push_back(std::move(m));
+  settle(l);
+  return l.maps.back().user;
+}
+
+// Finds the mapping an unmap names and copies a shadow back. Returns the
+// implementation's pointer to unmap.
+void* begin_unmap(const void* key, void* user, cl_uint n, const cl_event* waits,
+                  const char* api) {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  settle(l);
+  auto it = std::find_if(l.maps.rbegin(), l.maps.rend(), [&](const Mapping& m) {
+    const void* k = m.mem != nullptr ? static_cast<const void*>(m.mem) : nullptr;
+    return k == key && m.user == user;
+  });
+  if (it == l.maps.rend()) {
+    const bool twice = std::find(l.recently_unmapped.begin(), l.recently_unmapped.end(), std::make_pair(key, static_cast<const void*>(user))) !=
+                       l.recently_unmapped.end();
+    violation(l, std::string(api) + (twice ? ": the same pointer is unmapped twice" : ": unmap of a pointer that is not mapped"));
+    return user;
+  }
+  Mapping& m = *it;
+  // After a map that ended in error nothing is mapped. An unmap that waits
+  // for that map does not run and does no harm; any other is a violation.
+  const bool ordered =
+      std::find(waits, waits + n, static_cast<cl_event>(const_cast<void*>(m.command))) != waits + n;
+  if (m.state == Mapping::State::failed && !ordered)
+    violation(l, std::string(api) + ": unmap of a pointer whose map command failed (nothing is mapped)");
+  if (m.shadow && m.state == Mapping::State::visible && m.writable()) std::memcpy(m.real, m.user, m.size);
+  return m.real;
+}
+
+void end_unmap(const void* key, void* user, cl_event command, cl_event* event, bool counted) {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  auto it = std::find_if(l.maps.rbegin(), l.maps.rend(), [&](const Mapping& m) {
+    const void* k = m.mem != nullptr ? static_cast<const void*>(m.mem) : nullptr;
+    return k == key && m.user == user;
+  });
+  if (it != l.maps.rend()) {
+    drop_event(*it);
+    if (it->shadow) l.quarantine.add(std::move(it->shadow));
+    l.maps.erase(std::next(it).base());
+  }
+  l.recently_unmapped.emplace_back(key, user);
+  if (l.recently_unmapped.size() > 4096) l.recently_unmapped.pop_front();
+  const void* owner = key != nullptr ? key : user;
+  auto& pending = l.unmaps[owner];
+  pending.erase(std::remove_if(pending.begin(), pending.end(),
+                               [](cl_event e) {
+                                 if (event_status(e) > CL_COMPLETE) return false;
+                                 next().clReleaseEvent(e);
+                                 return true;
+                               }),
+                pending.end());
+  pending.push_back(command);  // the layer's reference
+  if (event != nullptr) {
+    *event = command;
+    next().clRetainEvent(command);
+    if (!counted) l.events.created(command);
+  } else if (counted) {
+    l.events.released(command);
+  }
+}
+
+// Before the application's last reference to memory goes: nothing may still
+// be mapped, and every unmap must have completed (OpenCL 3.0 section 5.5.4:
+// releasing a mapped object is unspecified).
+void check_release(Layer& l, const void* key, bool svm, const char* api) {
+  settle(l);
+  for (auto it = l.maps.begin(); it != l.maps.end();) {
+    const void* k = it->mem != nullptr ? static_cast<const void*>(it->mem) : it->user;
+    if (k != key || (svm != (it->mem == nullptr))) {
+      ++it;
+      continue;
+    }
+    if (it->state != Mapping::State::failed) violation(l, std::string(api) + ": memory released while mapped");
+    drop_event(*it);
+    if (it->shadow) l.quarantine.add(std::move(it->shadow));
+    it = l.maps.erase(it);
+  }
+  auto pending = l.unmaps.find(key);
+  if (pending == l.unmaps.end()) return;
+  for (cl_event e : pending->second) {
+    if (event_status(e) > CL_COMPLETE) violation(l, std::string(api) + ": memory released before its unmap completed");
+    next().clReleaseEvent(e);
+  }
+  l.unmaps.erase(pending);
+}
+
+// ---- memory objects --------------------------------------------------------
+
+cl_mem CL_API_CALL CreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr, cl_int* errcode_ret) {
+  const FaultPlan::Decision d = decide("clCreateBuffer");
+  if (d.fail) {
+    if (errcode_ret != nullptr) *errcode_ret = d.code;
+    return nullptr;
+  }
+  cl_mem m = next().clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  l.mems.created(m);
+  return m;
+}
+
+cl_mem CL_API_CALL CreateBufferWithProperties(cl_context context, const cl_mem_properties* properties,
+                                              cl_mem_flags flags, size_t size, void* host_ptr, cl_int* errcode_ret) {
+  const FaultPlan::Decision d = decide("clCreateBufferWithProperties");
+  if (d.fail) {
+    if (errcode_ret != nullptr) *errcode_ret = d.code;
+    return nullptr;
+  }
+  cl_mem m = next().clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  l.mems.created(m);
+  return m;
+}
+
+cl_mem CL_API_CALL CreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type, const void* info,
+                                   cl_int* errcode_ret) {
+  cl_mem m = next().clCreateSubBuffer(buffer, flags, type, info, errcode_ret);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  l.mems.created(m);
+  return m;
+}
+
+cl_int CL_API_CALL RetainMemObject(cl_mem mem) {
+  const cl_int rc = next().clRetainMemObject(mem);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  if (rc == CL_SUCCESS) l.mems.retained(mem);
+  return rc;
+}
+
+cl_int CL_API_CALL ReleaseMemObject(cl_mem mem) {
+  Layer& l = layer();
+  {
+    Lock lock(l.mutex);
+    if (l.mems.last_reference(mem)) check_release(l, mem, false, "clReleaseMemObject");
+  }
+  const cl_int rc = next().clReleaseMemObject(mem);
+  Lock lock(l.mutex);
+  if (rc == CL_SUCCESS) l.mems.released(mem);
+  return rc;
+}
+
+void* CL_API_CALL SVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment) {
+  if (decide("clSVMAlloc").fail) return nullptr;  // clSVMAlloc has no error code: NULL is the failure
+  void* p = next().clSVMAlloc(context, flags, size, alignment);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  if (p != nullptr) l.svm.insert(p);
+  return p;
+}
+
+void CL_API_CALL SVMFree(cl_context context, void* ptr) {
+  {
+    Layer& l = layer();
+    Lock lock(l.mutex);
+    if (l.svm.erase(ptr) != 0) {
+      check_release(l, ptr, true, "clSVMFree");
+      auto users = l.svm_users.find(ptr);
+      if (users != l.svm_users.end()) {
+        std::vector<cl_event> running;
+        for (cl_event e : users->second) {
+          if (event_status(e) > CL_COMPLETE) running.push_back(e);
+          else next().clReleaseEvent(e);
+        }
+        l.svm_users.erase(users);
+        if (!running.empty()) {
+          violation(l, "clSVMFree: SVM memory freed while a kernel that uses it has not completed "
+                       "(clSVMFree does not wait: OpenCL 3.0 section 5.6.1)");
+          next().clRetainContext(context);
+          l.deferred_frees.push_back({context, ptr, std::move(running)});
+          return;
+        }
+      }
+    }
+  }
+  next().clSVMFree(context, ptr);
+}
+
+// Frees held-back SVM memory whose kernels have completed.
+void finish_deferred_frees(Layer& l) {
+  for (auto it = l.deferred_frees.begin(); it != l.deferred_frees.end();) {
+    const bool done = std::all_of(it->users.begin(), it->users.end(),
+                                  [](cl_event e) { return event_status(e) <= CL_COMPLETE; });
+    if (!done) {
+      ++it;
+      continue;
+    }
+    for (cl_event e : it->users) next().clReleaseEvent(e);
+    next().clSVMFree(it->context, it->ptr);
+    next().clReleaseContext(it->context);
+    it = l.deferred_frees.erase(it);
+  }
+}
+
+// ---- events ----------------------------------------------------------------
+
+cl_event CL_API_CALL CreateUserEvent(cl_context context, cl_int* errcode_ret) {
+  cl_event e = next().clCreateUserEvent(context, errcode_ret);
+  count_new_event(&e);
+  return e;
+}
+
+cl_int CL_API_CALL RetainEvent(cl_event event) {
+  const FaultPlan::Decision d = decide("clRetainEvent");
+  if (d.fail) return d.code;
+  const cl_int rc = next().clRetainEvent(event);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  if (rc == CL_SUCCESS) l.events.retained(event);
+  return rc;
+}
+
+cl_int CL_API_CALL ReleaseEvent(cl_event event) {
+  const cl_int rc = next().clReleaseEvent(event);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  if (rc == CL_SUCCESS) l.events.released(event);
+  return rc;
+}
+
+cl_int CL_API_CALL WaitForEvents(cl_uint n, const cl_event* list) {
+  const FaultPlan::Decision d = decide("clWaitForEvents");
+  const cl_int rc = next().clWaitForEvents(n, list);
+  settle_all();
+  return d.fail ? d.code : rc;
+}
+
+cl_int CL_API_CALL GetEventInfo(cl_event event, cl_event_info name, size_t size, void* value, size_t* size_ret) {
+  const FaultPlan::Decision d = decide("clGetEventInfo");
+  if (d.fail) return d.code;
+  const cl_int rc = next().clGetEventInfo(event, name, size, value, size_ret);
+  settle_all();
+  return rc;
+}
+
+cl_int CL_API_CALL Flush(cl_command_queue queue) {
+  const FaultPlan::Decision d = decide("clFlush");
+  const cl_int rc = next().clFlush(queue);
+  return d.fail ? d.code : rc;
+}
+
+cl_int CL_API_CALL Finish(cl_command_queue queue) {
+  const cl_int rc = next().clFinish(queue);
+  settle_all();
+  return rc;
+}
+
+// ---- queries (construction) ------------------------------------------------
+
+cl_int CL_API_CALL GetDeviceInfo(cl_device_id device, cl_device_info name, size_t size, void* value, size_t* size_ret) {
+  const FaultPlan::Decision d = decide("clGetDeviceInfo");
+  if (d.fail) return d.code;
+  return next().clGetDeviceInfo(device, name, size, value, size_ret);
+}
+
+cl_int CL_API_CALL GetPlatformInfo(cl_platform_id platform, cl_platform_info name, size_t size, void* value,
+                                   size_t* size_ret) {
+  const FaultPlan::Decision d = decide("clGetPlatformInfo");
+  if (d.fail) return d.code;
+  return next().clGetPlatformInfo(platform, name, size, value, size_ret);
+}
+
+cl_int CL_API_CALL GetCommandQueueInfo(cl_command_queue queue, cl_command_queue_info name, size_t size, void* value,
+                                       size_t* size_ret) {
+  const FaultPlan::Decision d = decide("clGetCommandQueueInfo");
+  if (d.fail) return d.code;
+  return next().clGetCommandQueueInfo(queue, name, size, value, size_ret);
+}
+
+// ---- kernels ---------------------------------------------------------------
+
+cl_kernel CL_API_CALL CreateKernel(cl_program program, const char* name, cl_int* errcode_ret) {
+  cl_kernel k = next().clCreateKernel(program, name, errcode_ret);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  l.kernel_args.erase(k);
+  return k;
+}
+
+cl_int CL_API_CALL SetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void* value) {
+  const FaultPlan::Decision d = decide("clSetKernelArg");
+  if (d.fail) return d.code;
+  const cl_int rc = next().clSetKernelArg(kernel, index, size, value);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  cl_mem mem = nullptr;
+  if (size == sizeof mem && value != nullptr) std::memcpy(&mem, value, sizeof mem);
+  if (rc == CL_SUCCESS && mem != nullptr && l.mems.known(mem)) l.kernel_args[kernel][index] = mem;
+  else l.kernel_args[kernel].erase(index);
+  return rc;
+}
+
+cl_int CL_API_CALL SetKernelArgSVMPointer(cl_kernel kernel, cl_uint index, const void* value) {
+  const FaultPlan::Decision d = decide("clSetKernelArgSVMPointer");
+  if (d.fail) return d.code;
+  const cl_int rc = next().clSetKernelArgSVMPointer(kernel, index, value);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  if (rc == CL_SUCCESS) l.kernel_args[kernel][index] = value;
+  return rc;
+}
+
+// Checks a kernel's buffer arguments against the mappings; returns its SVM
+// arguments, whose memory must outlive the kernel.
+std::vector<const void*> check_kernel(cl_kernel kernel, const char* api) {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  settle(l);
+  std::vector<const void*> svm;
+  auto args = l.kernel_args.find(kernel);
+  if (args == l.kernel_args.end()) return svm;
+  for (const auto& arg : args->second) {
+    check_unmapped(l, arg.second, false, api);
+    if (l.svm.count(arg.second) != 0) svm.push_back(arg.second);
+  }
+  return svm;
+}
+
+// clSVMFree does not wait for the commands that use the memory (OpenCL 3.0
+// section 5.6.1): the layer remembers each kernel's SVM arguments until the
+// kernel completes, and a free before that is a violation.
+void record_svm_users(const std::vector<const void*>& svm, cl_event command) {
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  for (const void* p : svm) {
+    auto& users = l.svm_users[p];
+    users.erase(std::remove_if(users.begin(), users.end(),
+                               [](cl_event e) {
+                                 if (event_status(e) > CL_COMPLETE) return false;
+                                 next().clReleaseEvent(e);
+                                 return true;
+                               }),
+                users.end());
+    next().clRetainEvent(command);
+    users.push_back(command);
+  }
+}
+
+// A kernel launch: checked against mappings; its event is kept while it may
+// still use SVM memory.
+template <class Enqueue>
+cl_int enqueue_kernel(cl_kernel kernel, const char* api, cl_command_queue queue, cl_uint n, const cl_event* waits,
+                      cl_event* event, Enqueue&& enqueue) {
+  const std::vector<const void*> svm = check_kernel(kernel, api);
+  cl_event own = nullptr;
+  cl_event* slot = event != nullptr ? event : &own;
+  const cl_int rc = faultable_enqueue(nullptr, queue, CL_FALSE, n, waits, slot, [&] { return enqueue(slot); });
+  if (rc == CL_SUCCESS && *slot != nullptr && !svm.empty()) record_svm_users(svm, *slot);
+  if (own != nullptr) ReleaseEvent(own);
+  return rc;
+}
+
+cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims, const size_t* offset,
+                                        const size_t* global, const size_t* local, cl_uint n, const cl_event* waits,
+                                        cl_event* event) {
+  return enqueue_kernel(kernel, "clEnqueueNDRangeKernel", queue, n, waits, event, [&](cl_event* slot) {
+    return next().clEnqueueNDRangeKernel(queue, kernel, dims, offset, global, local, n, waits, slot);
+  });
+}
+
+cl_int CL_API_CALL EnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* waits,
+                               cl_event* event) {
+  return enqueue_kernel(kernel, "clEnqueueTask", queue, n, waits, event,
+                        [&](cl_event* slot) { return next().clEnqueueTask(queue, kernel, n, waits, slot); });
+}
+
+// ---- map and unmap ---------------------------------------------------------
+
+// A map whose command ends in error: its pointer must never be used, so it
+// points at inaccessible pages.
+void* record_failed_map(cl_command_queue queue, cl_mem mem, void* svm, std::size_t size, cl_map_flags flags,
+                        cl_int code, cl_event* event, cl_uint n, const cl_event* waits) {
+  cl_event failed = nullptr;
+  const cl_int rc = fail_later(queue, code, &failed, n, waits);
+  if (rc != CL_SUCCESS) return nullptr;
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  Mapping m;
+  m.queue = queue;
+  m.command = failed;
+  m.mem = mem;
+  m.size = size;
+  m.flags = flags;
+  m.state = Mapping::State::failed;
+  if (svm == nullptr) m.shadow = ShadowMemory(size);
+  m.real = m.user = svm != nullptr ? svm : m.shadow.data();
+  if (event != nullptr) *event = failed;
+  else {
+    l.events.released(failed);
+    next().clReleaseEvent(failed);
+  }
+  l.maps.push_back(std::move(m));
+  return l.maps.back().user;
+}
+
+void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, cl_map_flags flags,
+                                   size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event,
+                                   cl_int* errcode_ret) {
+  const Course c = course("clEnqueueMapBuffer", blocking, n, waits);
+  if (!c.run) {
+    if (errcode_ret != nullptr) *errcode_ret = c.later ? CL_SUCCESS : c.code;
+    return c.later ? record_failed_map(queue, mem, nullptr, size, flags, c.code, event, n, waits) : nullptr;
+  }
+  cl_event command = nullptr;
+  cl_int rc = CL_SUCCESS;
+  void* real = next().clEnqueueMapBuffer(queue, mem, blocking, flags, offset, size, n, waits, &command, &rc);
+  if (errcode_ret != nullptr) *errcode_ret = rc;
+  if (rc != CL_SUCCESS) return real;
+  return record_map(queue, mem, real, size, flags, blocking, command, event);
+}
+
+cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, void* mapped, cl_uint n,
+                                         const cl_event* waits, cl_event* event) {
+  const Course c = course("clEnqueueUnmapMemObject", CL_FALSE, n, waits);
+  if (!c.run && !c.later) return c.code;
+  void* real = begin_unmap(mem, mapped, n, waits, "clEnqueueUnmapMemObject");
+  cl_event command = nullptr;
+  // An unmap that does not run leaves the implementation's mapping in place;
+  // the application did its part, so the layer counts the mapping as ended.
+  const cl_int rc = c.run ? next().clEnqueueUnmapMemObject(queue, mem, real, n, waits, &command)
+                          : fail_later(queue, c.code, &command, n, waits);
+  if (rc == CL_SUCCESS) end_unmap(mem, mapped, command, event, !c.run);
+  return rc;
+}
+
+cl_int CL_API_CALL EnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr, size_t size,
+                                 cl_uint n, const cl_event* waits, cl_event* event) {
+  const Course c = course("clEnqueueSVMMap", blocking, n, waits);
+  if (!c.run) {
+    if (c.later) record_failed_map(queue, nullptr, ptr, size, flags, c.code, event, n, waits);
+    return c.later ? CL_SUCCESS : c.code;
+  }
+  cl_event command = nullptr;
+  const cl_int rc = next().clEnqueueSVMMap(queue, blocking, flags, ptr, size, n, waits, &command);
+  if (rc == CL_SUCCESS) record_map(queue, nullptr, ptr, size, flags, blocking, command, event);
+  return rc;
+}
+
+cl_int CL_API_CALL EnqueueSVMUnmap(cl_command_queue queue, void* ptr, cl_uint n, const cl_event* waits,
+                                   cl_event* event) {
+  const Course c = course("clEnqueueSVMUnmap", CL_FALSE, n, waits);
+  if (!c.run && !c.later) return c.code;
+  begin_unmap(nullptr, ptr, n, waits, "clEnqueueSVMUnmap");
+  cl_event command = nullptr;
+  const cl_int rc =
+      c.run ? next().clEnqueueSVMUnmap(queue, ptr, n, waits, &command) : fail_later(queue, c.code, &command, n, waits);
+  if (rc == CL_SUCCESS) end_unmap(nullptr, ptr, command, event, !c.run);
+  return rc;
+}
+
+// ---- other commands --------------------------------------------------------
+
+cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue queue, cl_mem mem, const void* pattern, size_t pattern_size,
+                                     size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event) {
+  check_command(mem, true, "clEnqueueFillBuffer");
+  return faultable_enqueue("clEnqueueFillBuffer", queue, CL_FALSE, n, waits, event, [&] {
+    return next().clEnqueueFillBuffer(queue, mem, pattern, pattern_size, offset, size, n, waits, event);
+  });
+}
+
+cl_int CL_API_CALL EnqueueSVMMemFill(cl_command_queue queue, void* ptr, const void* pattern, size_t pattern_size,
+                                     size_t size, cl_uint n, const cl_event* waits, cl_event* event) {
+  check_command(ptr, true, "clEnqueueSVMMemFill");
+  return faultable_enqueue("clEnqueueSVMMemFill", queue, CL_FALSE, n, waits, event, [&] {
+    return next().clEnqueueSVMMemFill(queue, ptr, pattern, pattern_size, size, n, waits, event);
+  });
+}
+
+cl_int CL_API_CALL EnqueueReadBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, size_t offset, size_t size,
+                                     void* dst, cl_uint n, const cl_event* waits, cl_event* event) {
+  check_command(mem, false, "clEnqueueReadBuffer");
+  return faultable_enqueue("clEnqueueReadBuffer", queue, blocking, n, waits, event, [&] {
+    return next().clEnqueueReadBuffer(queue, mem, blocking, offset, size, dst, n, waits, event);
+  });
+}
+
+cl_int CL_API_CALL EnqueueWriteBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, size_t offset,
+                                      size_t size, const void* src, cl_uint n, const cl_event* waits, cl_event* event) {
+  check_command(mem, true, "clEnqueueWriteBuffer");
+  return faultable_enqueue("clEnqueueWriteBuffer", queue, blocking, n, waits, event, [&] {
+    return next().clEnqueueWriteBuffer(queue, mem, blocking, offset, size, src, n, waits, event);
+  });
+}
+
+cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset,
+                                     size_t dst_offset, size_t size, cl_uint n, const cl_event* waits,
+                                     cl_event* event) {
+  check_command(src, false, "clEnqueueCopyBuffer");
+  check_command(dst, true, "clEnqueueCopyBuffer");
+  return faultable_enqueue("clEnqueueCopyBuffer", queue, CL_FALSE, n, waits, event, [&] {
+    return next().clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size, n, waits, event);
+  });
+}
+
+cl_int CL_API_CALL EnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
+                                             cl_event* event) {
+  return faultable_enqueue("clEnqueueMarkerWithWaitList", queue, CL_FALSE, n, waits, event,
+                           [&] { return next().clEnqueueMarkerWithWaitList(queue, n, waits, event); });
+}
+
+cl_int CL_API_CALL EnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
+                                              cl_event* event) {
+  return faultable_enqueue("clEnqueueBarrierWithWaitList", queue, CL_FALSE, n, waits, event,
+                           [&] { return next().clEnqueueBarrierWithWaitList(queue, n, waits, event); });
+}
+
+cl_int CL_API_CALL EnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void* dst, const void* src, size_t size,
+                                    cl_uint n, const cl_event* waits, cl_event* event) {
+  return faultable_enqueue(nullptr, queue, blocking, n, waits, event,
+                           [&] { return next().clEnqueueSVMMemcpy(queue, blocking, dst, src, size, n, waits, event); });
+}
+
+cl_int CL_API_CALL EnqueueMigrateMemObjects(cl_command_queue queue, cl_uint count, const cl_mem* mems,
+                                            cl_mem_migration_flags flags, cl_uint n, const cl_event* waits,
+                                            cl_event* event) {
+  return faultable_enqueue(nullptr, queue, CL_FALSE, n, waits, event, [&] {
+    return next().clEnqueueMigrateMemObjects(queue, count, mems, flags, n, waits, event);
+  });
+}
+
+void install(const cl_icd_dispatch* target) {
+  Layer& l = layer();
+  l.next = target;
+  l.table = *target;
+  cl_icd_dispatch& t = l.table;
+  t.clCreateBuffer = &CreateBuffer;
+  t.clCreateBufferWithProperties = &CreateBufferWithProperties;
+  t.clCreateSubBuffer = &CreateSubBuffer;
+  t.clRetainMemObject = &RetainMemObject;
+  t.clReleaseMemObject = &ReleaseMemObject;
+  t.clSVMAlloc = &SVMAlloc;
+  t.clSVMFree = &SVMFree;
+  t.clCreateUserEvent = &CreateUserEvent;
+  t.clRetainEvent = &RetainEvent;
+  t.clReleaseEvent = &ReleaseEvent;
+  t.clWaitForEvents = &WaitForEvents;
+  t.clGetEventInfo = &GetEventInfo;
+  t.clFlush = &Flush;
+  t.clFinish = &Finish;
+  t.clGetDeviceInfo = &GetDeviceInfo;
+  t.clGetPlatformInfo = &GetPlatformInfo;
+  t.clGetCommandQueueInfo = &GetCommandQueueInfo;
+  t.clCreateKernel = &CreateKernel;
+  t.clSetKernelArg = &SetKernelArg;
+  t.clSetKernelArgSVMPointer = &SetKernelArgSVMPointer;
+  t.clEnqueueNDRangeKernel = &EnqueueNDRangeKernel;
+  t.clEnqueueTask = &EnqueueTask;
+  t.clEnqueueMapBuffer = &EnqueueMapBuffer;
+  t.clEnqueueUnmapMemObject = &EnqueueUnmapMemObject;
+  t.clEnqueueSVMMap = &EnqueueSVMMap;
+  t.clEnqueueSVMUnmap = &EnqueueSVMUnmap;
+  t.clEnqueueFillBuffer = &EnqueueFillBuffer;
+  t.clEnqueueSVMMemFill = &EnqueueSVMMemFill;
+  t.clEnqueueReadBuffer = &EnqueueReadBuffer;
+  t.clEnqueueWriteBuffer = &EnqueueWriteBuffer;
+  t.clEnqueueCopyBuffer = &EnqueueCopyBuffer;
+  t.clEnqueueMarkerWithWaitList = &EnqueueMarkerWithWaitList;
+  t.clEnqueueBarrierWithWaitList = &EnqueueBarrierWithWaitList;
+  t.clEnqueueSVMMemcpy = &EnqueueSVMMemcpy;
+  t.clEnqueueMigrateMemObjects = &EnqueueMigrateMemObjects;
+
+  if (const char* spec = std::getenv("CLZERO_FAULT"); spec != nullptr && *spec != '\0') {
+    if (!l.plan.parse(spec)) std::fprintf(stderr, "clzero fault layer: cannot parse CLZERO_FAULT=%s\n", spec);
+  }
+  if (const char* shadow = std::getenv("CLZERO_FAULT_SHADOW_MAPS"); shadow != nullptr && *shadow == '1')
+    l.shadow = true;
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v == '1';
+}
+
+__attribute__((destructor)) void report_at_exit() {
+  Layer& l = layer();
+  if (l.next == nullptr) return;
+  std::lock_guard<std::mutex> lock(l.mutex);
+  if (env_flag("CLZERO_FAULT_REPORT") || (env_flag("CLZERO_FAULT_STRICT") && l.total_violations > 0)) {
+    std::fprintf(stderr,
+                 "clzero fault layer: %ld calls intercepted, %ld faults injected, %ld shadow maps, %ld violations; "
+                 "at exit %ld cl_mem, %ld cl_event, %ld SVM allocations still held\n",
+                 l.plan.calls(), l.plan.faults(), l.shadow_maps, l.total_violations, l.mems.live(), l.events.live(),
+                 static_cast<long>(l.svm.size()));
+    for (const std::string& v : l.violations) std::fprintf(stderr, "clzero fault layer: violation: %s\n", v.c_str());
+  }
+  if (env_flag("CLZERO_FAULT_STRICT") && l.total_violations > 0) _exit(86);
+}
+
+}  // namespace
+}  // namespace clzero_fault
+
+using clzero_fault::layer;
+using clzero_fault::Lock;
+
+CLZERO_FAULT_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info name, size_t size, void* value, size_t* size_ret) {
+  if (name == CL_LAYER_API_VERSION) {
+    const cl_layer_api_version version = CL_LAYER_API_VERSION_100;
+    if (size_ret != nullptr) *size_ret = sizeof version;
+    if (value != nullptr) {
+      if (size < sizeof version) return CL_INVALID_VALUE;
+      std::memcpy(value, &version, sizeof version);
+    }
+    return CL_SUCCESS;
+  }
+  if (name == CL_LAYER_NAME) {
+    static const char kName[] = "clzero fault injection layer";
+    if (size_ret != nullptr) *size_ret = sizeof kName;
+    if (value != nullptr) {
+      if (size < sizeof kName) return CL_INVALID_VALUE;
+      std::memcpy(value, kName, sizeof kName);
+    }
+    return CL_SUCCESS;
+  }
+  return CL_INVALID_VALUE;
+}
+
+CLZERO_FAULT_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
+                                                   cl_uint* num_entries_ret, const cl_icd_dispatch** layer_dispatch_ret) {
+  constexpr cl_uint kEntries = sizeof(cl_icd_dispatch) / sizeof(void*);
+  if (target_dispatch == nullptr || num_entries_ret == nullptr || layer_dispatch_ret == nullptr ||
+      num_entries < kEntries)
+    return CL_INVALID_VALUE;
+  clzero_fault::install(target_dispatch);
+  *num_entries_ret = kEntries;
+  *layer_dispatch_ret = &layer().table;
+  return CL_SUCCESS;
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_reset(void) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.plan.reset();
+  l.violations.clear();
+  l.total_violations = 0;
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_arm(const char* call, long nth, int code, int mode) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.plan.arm(call, nth, code, mode);
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_disarm(void) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.plan.disarm();
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_pause(int paused) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.plan.pause(paused != 0);
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_shadow_maps(int on) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.shadow = on != 0;
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_get_counts(clzero_fault_counts* out) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  clzero_fault::settle(l);
+  out->live_mem = l.mems.live();
+  out->live_events = l.events.live();
+  out->live_svm = static_cast<long>(l.svm.size());
+  out->active_maps = static_cast<long>(std::count_if(l.maps.begin(), l.maps.end(), [](const clzero_fault::Mapping& m) {
+    return m.state != clzero_fault::Mapping::State::failed;
+  }));
+  out->calls = l.plan.calls();
+  out->faults = l.plan.faults();
+  out->violations = l.total_violations;
+  out->shadow_maps = l.shadow_maps;
+}
+
+CLZERO_FAULT_EXPORT const char* clzero_fault_call(long i) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  return l.plan.logged(i);
+}
+
+CLZERO_FAULT_EXPORT const char* clzero_fault_fired(void) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  return l.plan.fired();
+}
+
+CLZERO_FAULT_EXPORT const char* clzero_fault_violation(long i) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  return i >= 0 && static_cast<std::size_t>(i) < l.violations.size() ? l.violations[static_cast<std::size_t>(i)].c_str()
+                                                                     : nullptr;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every OpenCL call clzero makes in a tensor's life, failed in turn, for every
+// policy and intent: the failure reaches the application as a clzero::Error
+// naming the call and the error, nothing leaks, the map protocol holds, and
+// the tensor is either usable again or says it is not (usable() false, every
+// call throws ErrorKind::unusable).
+//
+// The fault points are not listed by hand: a clean run logs every call the
+// layer intercepts, then each of them is failed in turn (the kth call of its
+// name, so that calls whose number depends on timing, like clFlush, stay
+// addressable), with the codes drivers return for that call. A call clzero
+// starts making tomorrow is covered without touching this file.
+#include <clzero/clzero.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/catch.hpp"
+#include "harness/fault_layer.hpp"
+#include "harness/scenario.hpp"
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+struct Injection {
+  cl_int code;
+  int mode;
+};
+
+// The codes implementations return for each call (OpenCL 3.0 reference
+// pages, errors section), and "the command ends in error" for the
+// non-blocking enqueues whose failure a driver may only report later.
+std::vector<Injection> injections_for(const std::string& api) {
+  const int now = CLZERO_FAULT_IMMEDIATE, later = CLZERO_FAULT_ASYNC;
+  if (api == "clCreateBuffer" || api == "clCreateBufferWithProperties")
+    return {{CL_MEM_OBJECT_ALLOCATION_FAILURE, now}, {CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}};
+  if (api == "clSVMAlloc") return {{CL_MEM_OBJECT_ALLOCATION_FAILURE, now}};  // NULL is its only signal
+  if (api == "clEnqueueMapBuffer")
+    return {{CL_MAP_FAILURE, now}, {CL_MEM_OBJECT_ALLOCATION_FAILURE, now}, {CL_OUT_OF_RESOURCES, now},
+            {CL_MAP_FAILURE, later}};
+  if (api == "clEnqueueSVMMap") return {{CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}, {CL_OUT_OF_RESOURCES, later}};
+  if (api == "clEnqueueUnmapMemObject" || api == "clEnqueueSVMUnmap")
+    return {{CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}};
+  if (api == "clEnqueueFillBuffer" || api == "clEnqueueSVMMemFill" || api == "clEnqueueReadBuffer" ||
+      api == "clEnqueueWriteBuffer" || api == "clEnqueueCopyBuffer")
+    return {{CL_MEM_OBJECT_ALLOCATION_FAILURE, now}, {CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_RESOURCES, later}};
+  if (api == "clEnqueueMarkerWithWaitList" || api == "clEnqueueBarrierWithWaitList")
+    return {{CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_RESOURCES, later}};
+  // CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST is not injected here: it
+  // comes from the commands that end in error above, as it does on a driver.
+  if (api == "clWaitForEvents") return {{CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}};
+  return {{CL_OUT_OF_RESOURCES, now}};  // queries, clFlush, clRetainEvent, kernel arguments
+}
+
+std::string fault_point(const std::string& api, const Injection& i) {
+  return i.mode == CLZERO_FAULT_ASYNC ? api + ": the command ends in error" : api + " returns " + error_name(i.code);
+}
+
+// The fault points x policies table for docs/reliability.md, written when
+// CLZERO_FAULT_TABLE names a file.
+class Table {
+ public:
+  static Table& get() {
+    static Table t;
+    return t;
+  }
+  void add(const std::string& subject, const std::string& point, const std::string& outcome) {
+    if (std::find(subjects_.begin(), subjects_.end(), subject) == subjects_.end()) subjects_.push_back(subject);
+    if (std::find(points_.begin(), points_.end(), point) == points_.end()) points_.push_back(point);
+    ++cells_[{point, subject}][outcome];
+    ++scenarios_;
+  }
+  ~Table() {
+    const char* path = std::getenv("CLZERO_FAULT_TABLE");
+    if (path == nullptr || *path == '\0' || scenarios_ == 0) return;
+    std::ofstream f(path);
+    f << "| fault point (" << scenarios_ << " scenarios) |";
+    for (const auto& s : subjects_) f << ' ' << s << " |";
+    f << "\n|---|";
+    for (std::size_t i = 0; i < subjects_.size(); ++i) f << "---|";
+    f << '\n';
+    for (const auto& p : points_) {
+      f << "| " << p << " |";
+      for (const auto& s : subjects_) {
+        auto it = cells_.find({p, s});
+        std::string cell;
+        if (it != cells_.end())
+          for (const auto& o : it->second) cell += (cell.empty() ? "" : "<br>") + o.first + " " + std::to_string(o.second);
+        f << ' ' << (cell.empty() ? "·" : cell) << " |";
+      }
+      f << '\n';
+    }
+  }
+
+ private:
+  std::vector<std::string> subjects_, points_;
+  std::map<std::pair<std::string, std::string>, std::map<std::string, int>> cells_;
+  long scenarios_ = 0;
+};
+
+// Whether one of the errors the application saw is the injected one.
+bool names_the_fault(const Outcome& o, const std::string& api, const Injection& i) {
+  for (const Reported& r : o.errors) {
+    if (r.kind != ErrorKind::opencl) continue;
+    if (r.api == api && r.code_name == error_name(i.code)) return true;
+    // A command that ended in error is seen by whoever waits for it.
+    if (i.mode == CLZERO_FAULT_ASYNC && r.code_name != std::string("CL_SUCCESS")) return true;
+  }
+  return false;
+}
+
+bool mentions(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+// A failed query that changed nothing visible: every element of every
+// inference right, nothing leaked, no protocol violation. DeviceCaps reads
+// an optional property it cannot query as absent (e.g. the deprecated
+// CL_DEVICE_HOST_UNIFIED_MEMORY), and a release that cannot ask a map's
+// status assumes it completed and unmaps: both keep working correctly.
+bool absorbed_rightly(const Outcome& o, const std::string& api) {
+  return o.after == Outcome::After::unaffected && o.problems.empty() &&
+         (api == "clGetDeviceInfo" || api == "clGetPlatformInfo" || api == "clGetEventInfo");
+}
+
+// The spec leaves a release of a mapped object unspecified (OpenCL 3.0
+// section 5.5.4), but when the unmap before the release fails there is
+// nothing better to do than report it and release: keeping the object would
+// leak it for good.
+bool accepted(const std::string& problem, const Outcome& o, const std::string& api) {
+  if (!mentions(problem, "released while mapped")) return false;
+  if (api != "clEnqueueUnmapMemObject" && api != "clEnqueueSVMUnmap") return false;
+  for (const Reported& r : o.errors)
+    if (r.cleanup && r.api == api) return true;
+  return false;
+}
+
+// Defects found by this matrix, each shown by a failing test in
+// test_known_defects.cpp. The matrix reports them without failing, so that it
+// still catches anything new; delete an entry when its test passes.
+struct KnownDefect {
+  const char* id;    // as docs/reliability.md names it
+  const char* test;  // the TEST_CASE in test_known_defects.cpp
+  bool (*matches)(const std::string& problem, const Outcome& o, const std::string& api, const Injection& i);
+};
+
+const KnownDefect kKnownDefects[] = {
+    {"D1", "a command that ends in error leaves the tensor usable or clearly unusable",
+     [](const std::string& p, const Outcome&, const std::string&, const Injection& i) {
+       return i.mode == CLZERO_FAULT_ASYNC &&
+              (mentions(p, "usable() is true but the next inference") || mentions(p, "released while mapped") ||
+               mentions(p, "before its unmap completed") || mentions(p, "freed while a kernel"));
+     }},
+    {"D2", "a failed clFlush while releasing still waits for the commands that use the memory",
+     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
+       return api == "clFlush" && (mentions(p, "before its unmap completed") || mentions(p, "released while mapped") ||
+                                   mentions(p, "freed while a kernel"));
+     }},
+    {"D3", "a device access whose end failed is still waited for before the memory is freed",
+     [](const std::string& p, const Outcome& o, const std::string&, const Injection&) {
+       return o.after == Outcome::After::unusable &&
+              (mentions(p, "freed while a kernel") || mentions(p, "before its unmap completed"));
+     }},
+    {"D4", "CopyToPinned names clFlush when the flush before its last unmap fails",
+     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
+       return api == "clFlush" && mentions(p, "no error names clFlush");
+     }},
+    {"D5", "Persistent unmaps before release even when waiting for its last map failed",
+     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
+       return api == "clWaitForEvents" && mentions(p, "released while mapped");
+     }},
+    {"D6", "MapPerInference waits for its last unmap even when keeping the unmap's event failed",
+     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
+       return api == "clRetainEvent" && mentions(p, "before its unmap completed");
+     }},
+    {"D7", "a failed clSVMAlloc is an OpenCL error naming clSVMAlloc",
+     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
+       return api == "clSVMAlloc" && mentions(p, "no error names clSVMAlloc");
+     }},
+    {"D8", "a device query that fails is reported, never read as a missing feature",
+     [](const std::string& p, const Outcome& o, const std::string& api, const Injection&) {
+       if (api != "clGetDeviceInfo" || !mentions(p, "no error names clGetDeviceInfo")) return false;
+       for (const Reported& r : o.errors)
+         if (mentions(r.what, "does not offer")) return true;
+       return false;
+     }},
+};
+
+const KnownDefect* known_defect(const std::string& problem, const Outcome& o, const std::string& api,
+                                const Injection& i) {
+  if (std::getenv("CLZERO_FAULT_NO_EXEMPTIONS") != nullptr) return nullptr;  // show them as failures
+  for (const KnownDefect& d : kKnownDefects)
+    if (d.matches(problem, o, api, i)) return &d;
+  return nullptr;
+}
+
+std::string describe(const Outcome& o) {
+  std::string s = std::string("outcome: ") + to_string(o.after);
+  for (const Reported& r : o.errors) s += std::string("\n  ") + (r.cleanup ? "cleanup handler: " : "thrown: ") + r.what;
+  for (const std::string& p : o.problems) s += "\n  PROBLEM: " + p;
+  return s;
+}
+
+using Run = std::function<Outcome(Intent, const Fault&)>;
+
+template <class Policy>
+Run runner(typename Policy::Options options) {
+  return [options](Intent intent, const Fault& fault) { return run_scenario<Policy>(options, intent, fault); };
+}
+
+// Fails every intercepted call of a tensor's life in turn, for each intent.
+void every_fault(const std::string& subject, const Run& run) {
+  const bool verbose = std::getenv("CLZERO_FAULT_VERBOSE") != nullptr;
+  for (Intent intent : {Intent::output, Intent::input, Intent::inout}) {
+    INFO(subject << ", intent " << to_string(intent));
+    if (const char* only = std::getenv("CLZERO_FAULT_SUBJECT"); only != nullptr && subject.find(only) == std::string::npos)
+      return;
+    const Outcome clean = run(intent, Fault{});
+    INFO("clean run: " << describe(clean));
+    REQUIRE(clean.problems.empty());
+    REQUIRE(clean.after == Outcome::After::unaffected);
+    const std::vector<std::string> calls = FaultLayer::get().calls();
+    REQUIRE(calls.size() > 5);
+    if (verbose)
+      for (const std::string& c : calls) std::fprintf(stderr, "  clean run calls %s\n", c.c_str());
+    std::map<std::string, long> occurrences;
+    for (const std::string& api : calls) {
+      const long k = ++occurrences[api];
+      for (const Injection& injection : injections_for(api)) {
+        const std::string point = fault_point(api, injection);
+        if (verbose) std::fprintf(stderr, "%s, %s: %s #%ld\n", subject.c_str(), to_string(intent), point.c_str(), k);
+        const Outcome o = run(intent, Fault{api, k, injection.code, injection.mode});
+        if (o.fired.empty()) {  // fewer such calls this time (clFlush, clGetEventInfo follow timing)
+          Table::get().add(subject, point, "not reached");
+          continue;
+        }
+        INFO("fault: " << point << " (call " << k << " of that name)\n" << describe(o));
+        std::string outcome = to_string(o.after);
+        std::vector<std::string> problems = o.problems;
+        if (o.after == Outcome::After::unaffected) {
+          if (!absorbed_rightly(o, api)) problems.push_back("the fault never reached the application: no error was thrown or reported");
+          else outcome = "absorbed, data right";
+        } else if (!names_the_fault(o, api, injection)) {
+          problems.push_back("no error names " + api + " with " + error_name(injection.code));
+        }
+        for (const std::string& problem : problems) {
+          if (accepted(problem, o, api)) continue;
+          if (const KnownDefect* d = known_defect(problem, o, api, injection)) {
+            outcome = std::string("known defect ") + d->id;
+            continue;
+          }
+          FAIL_CHECK(problem);
+        }
+        Table::get().add(subject, point, outcome);
+      }
+    }
+  }
+}
+
+bool svm(bool fine) {
+#if defined(CL_VERSION_2_0)
+  return fine ? Env::get().caps.svm_fine_grain_buffer : Env::get().caps.svm_coarse_grain_buffer;
+#else
+  (void)fine;
+  return false;
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("every fault in a MapPerInference tensor's life is reported and leaks nothing", "[fault]") {
+  every_fault("MapPerInference (alloc_host_ptr)", runner<policy::MapPerInference>({Allocation::alloc_host_ptr()}));
+  every_fault("MapPerInference (use_host_ptr)", runner<policy::MapPerInference>({Allocation::use_host_ptr()}));
+}
+
+TEST_CASE("every fault in a Persistent tensor's life is reported and leaks nothing", "[fault]") {
+  every_fault("Persistent (alloc_host_ptr)", runner<policy::Persistent>({Allocation::alloc_host_ptr()}));
+  every_fault("Persistent (use_host_ptr)", runner<policy::Persistent>({Allocation::use_host_ptr()}));
+}
+
+TEST_CASE("every fault in a CopyToPinned tensor's life is reported and leaks nothing", "[fault]") {
+  every_fault("CopyToPinned", runner<policy::CopyToPinned>({}));
+}
+
+#if defined(CL_VERSION_2_0)
+TEST_CASE("every fault in an Svm tensor's life is reported and leaks nothing", "[fault]") {
+  if (svm(true)) every_fault("Svm (fine)", runner<policy::Svm>({policy::Svm::Grain::fine}));
+  if (svm(false)) every_fault("Svm (coarse)", runner<policy::Svm>({policy::Svm::Grain::coarse}));
+}
+#endif
+
+TEST_CASE("every fault in an Auto tensor's life is reported and leaks nothing", "[fault]") {
+  every_fault("Auto", runner<policy::Auto>({}));
+}

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: Apache-2.0
+// Faults clzero mishandles today, one test each, found by the fault matrix
+// (test_fault_matrix.cpp lists them as known defects so that it stays green
+// for everything else). Each test states the rule clzero should keep and
+// fails until the library keeps it; docs/reliability.md describes the fixes.
+// When one passes, delete its entry from kKnownDefects in the matrix.
+#include <clzero/clzero.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/fault_layer.hpp"
+#include "harness/scenario.hpp"
+#include "support/catch.hpp"
+#include "support/probes.hpp"
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+struct Reports {
+  Reports() : previous(set_cleanup_error_handler(&record)) { list().clear(); }
+  ~Reports() { set_cleanup_error_handler(previous); }
+  Reports(const Reports&) = delete;
+  Reports& operator=(const Reports&) = delete;
+  static std::vector<std::string>& list() {
+    static std::vector<std::string> reports;
+    return reports;
+  }
+  static void record(const Error& e) noexcept { list().push_back(e.what()); }
+  ErrorHandler previous;
+};
+
+bool any_violation_mentions(const char* text) {
+  for (const std::string& v : FaultLayer::get().violations())
+    if (v.find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::string violations() {
+  std::string all;
+  for (const std::string& v : FaultLayer::get().violations()) all += v + "\n";
+  return all;
+}
+
+// Opens `gate` from another thread a little later: a release that waits for
+// the gated command returns then; one that does not wait frees memory the
+// gated command still uses, which the layer records. The outcome does not
+// depend on the delay, only how long a correct release blocks.
+std::thread open_later(Gate& gate) {
+  return std::thread([&gate] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    FaultLayer::Paused paused;
+    gate.open();
+  });
+}
+
+// Runs one inference and reports what the application saw.
+template <class Tensor>
+std::string try_inference(Tensor& t, std::uint32_t iter) {
+  scenario_detail::Kernels kernels;
+  Outcome out;
+  try {
+    inference(t, kernels, iter, out);
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const KernelFailed& k) {
+    return std::string("the engine's kernel ended with ") + error_name(k.status);
+  }
+  return out.problems.empty() ? "" : out.problems.front();
+}
+
+// After a failure the tensor works again, or says it does not.
+template <class Tensor>
+void usable_or_clearly_not(Tensor& t) {
+  if (!t.usable()) {
+    try {
+      (void)t.device_access();
+      FAIL("device_access() succeeded on a tensor that says it is unusable");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::unusable);
+    }
+    return;
+  }
+  for (std::uint32_t iter = 10; iter <= 12; ++iter) {
+    INFO("usable() is true; inference " << iter << " after the failure");
+    CHECK(try_inference(t, iter) == "");
+  }
+}
+
+template <class Policy>
+void command_ending_in_error(const typename Policy::Options& options, Intent intent, const char* call, long nth) {
+  FaultLayer& layer = FaultLayer::get();
+  set_spin_wait(std::chrono::nanoseconds(0));
+  layer.reset();
+  Reports reports;
+  layer.arm(call, nth, CL_OUT_OF_RESOURCES, CLZERO_FAULT_ASYNC);
+  {
+    MappedTensor<std::uint32_t, Policy> t(Env::get().context, Env::get().queue, {scenario_detail::kElements}, intent,
+                                         options);
+    std::string first;
+    for (std::uint32_t iter = 1; iter <= 3 && first.empty(); ++iter) first = try_inference(t, iter);
+    INFO(Policy::name << ", intent " << to_string(intent) << ": " << call << " #" << nth
+                      << " ends in error; the application saw: " << first);
+    REQUIRE(layer.fired() != nullptr);
+    CHECK_FALSE(first.empty());
+    usable_or_clearly_not(t);
+  }
+  layer.disarm();
+  CHECK(violations() == "");
+}
+
+}  // namespace
+
+TEST_CASE("a command that ends in error leaves the tensor usable or clearly unusable", "[known_defect]") {
+  SECTION("MapPerInference: the zero fill ends in error") {
+    command_ending_in_error<policy::MapPerInference>({}, Intent::output, "clEnqueueFillBuffer", 1);
+  }
+  SECTION("CopyToPinned: an upload ends in error") {
+    command_ending_in_error<policy::CopyToPinned>({}, Intent::input, "clEnqueueWriteBuffer", 1);
+  }
+  SECTION("CopyToPinned: a download ends in error") {
+    command_ending_in_error<policy::CopyToPinned>({}, Intent::output, "clEnqueueReadBuffer", 1);
+  }
+  SECTION("Persistent: a map of an input ends in error") {
+    command_ending_in_error<policy::Persistent>({}, Intent::input, "clEnqueueMapBuffer", 2);
+  }
+}
+
+TEST_CASE("a failed clFlush while releasing still waits for the commands that use the memory", "[known_defect]") {
+#if defined(CL_VERSION_2_0)
+  if (!Env::get().caps.svm_fine_grain_buffer) return;
+  FaultLayer& layer = FaultLayer::get();
+  Env& env = Env::get();
+  layer.reset();
+  Reports reports;
+  Gate gate;
+  Kernel fill("fill_u32");
+  std::thread opener;
+  {
+    MappedTensor<std::uint32_t, policy::Svm> t(env.context, env.queue, {4096}, Intent::output,
+                                              {policy::Svm::Grain::fine});
+    {
+      auto dev = t.device_access();
+      dev.bind(fill.k, 0);
+      FaultLayer::Paused paused;
+      fill.arg(1, cl_uint{4096});
+      fill.arg(2, cl_uint{1});
+      std::vector<cl_event> waits(dev.waits().begin(), dev.waits().end());
+      waits.push_back(gate.event);  // the kernel cannot run before the gate opens
+      const std::size_t n = 4096;
+      ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &n, nullptr, static_cast<cl_uint>(waits.size()),
+                                waits.data(), dev.event_slot()),
+         "clEnqueueNDRangeKernel");
+    }
+    layer.arm("clFlush", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+    opener = open_later(gate);
+  }  // the release's flush fails
+  opener.join();
+  {
+    FaultLayer::Paused paused;
+    ok(clFinish(env.queue), "clFinish");
+  }
+  layer.disarm();
+  REQUIRE(layer.fired() != nullptr);
+  INFO("cleanup reports: " << (reports.list().empty() ? "none" : reports.list().front()));
+  CHECK(reports.list().size() == 1);
+  INFO(violations());
+  CHECK_FALSE(any_violation_mentions("freed while a kernel that uses it has not completed"));
+#endif
+}
+
+TEST_CASE("a device access whose end failed is still waited for before the memory is freed", "[known_defect]") {
+#if defined(CL_VERSION_2_0)
+  if (!Env::get().caps.svm_fine_grain_buffer) return;
+  FaultLayer& layer = FaultLayer::get();
+  Env& env = Env::get();
+  layer.reset();
+  Reports reports;
+  Gate gate;
+  Kernel fill("fill_u32");
+  std::thread opener;
+  {
+    MappedTensor<std::uint32_t, policy::Svm> t(env.context, env.queue, {4096}, Intent::output,
+                                              {policy::Svm::Grain::fine});
+    auto dev = t.device_access();
+    dev.bind(fill.k, 0);
+    {
+      FaultLayer::Paused paused;
+      fill.arg(1, cl_uint{4096});
+      fill.arg(2, cl_uint{1});
+      const std::size_t n = 4096;
+      ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &n, nullptr, 1, &gate.event, dev.event_slot()),
+         "clEnqueueNDRangeKernel");
+    }
+    layer.arm("clGetEventInfo", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+    CHECK_THROWS_AS(dev.end(), Error);  // handing the tensor back fails
+    CHECK_FALSE(t.usable());
+    opener = open_later(gate);
+  }  // the release must still wait for the gated kernel
+  opener.join();
+  {
+    FaultLayer::Paused paused;
+    ok(clFinish(env.queue), "clFinish");
+  }
+  layer.disarm();
+  REQUIRE(layer.fired() != nullptr);
+  INFO(violations());
+  CHECK_FALSE(any_violation_mentions("freed while a kernel that uses it has not completed"));
+#endif
+}
+
+TEST_CASE("CopyToPinned names clFlush when the flush before its last unmap fails", "[known_defect]") {
+  FaultLayer& layer = FaultLayer::get();
+  layer.reset();
+  Reports reports;
+  {
+    MappedTensor<std::uint32_t, policy::CopyToPinned> t(Env::get().queue, {256}, Intent::output, {});
+    layer.arm("clFlush", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+  }
+  layer.disarm();
+  REQUIRE(layer.fired() != nullptr);
+  REQUIRE(reports.list().size() >= 1);
+  INFO(reports.list().front());
+  CHECK(reports.list().front().find("clFlush failed") != std::string::npos);
+}
+
+TEST_CASE("Persistent unmaps before release even when waiting for its last map failed", "[known_defect]") {
+  FaultLayer& layer = FaultLayer::get();
+  set_spin_wait(std::chrono::nanoseconds(0));
+  layer.reset();
+  Reports reports;
+  {
+    MappedTensor<std::uint32_t, policy::Persistent> t(Env::get().queue, {256}, Intent::input, {});
+    layer.arm("clWaitForEvents", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+  }  // the release waits for the construction's map first
+  layer.disarm();
+  REQUIRE(layer.fired() != nullptr);
+  CHECK(reports.list().size() == 1);
+  INFO(violations());
+  CHECK_FALSE(any_violation_mentions("released while mapped"));
+}
+
+TEST_CASE("MapPerInference waits for its last unmap even when keeping the unmap's event failed", "[known_defect]") {
+  FaultLayer& layer = FaultLayer::get();
+  Env& env = Env::get();
+  layer.reset();
+  Reports reports;
+  Gate gate;
+  std::thread opener;
+  {
+    MappedTensor<std::uint32_t, policy::MapPerInference> t(env.context, env.queue, {256}, Intent::output, {});
+    auto view = t.read_view();
+    {
+      FaultLayer::Paused paused;  // hold the queue, so the view's unmap is still pending at release
+      ok(clEnqueueMarkerWithWaitList(env.queue, 1, &gate.event, nullptr), "clEnqueueMarkerWithWaitList");
+    }
+    layer.arm("clRetainEvent", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+    view.reset();
+    opener = open_later(gate);
+  }
+  opener.join();
+  layer.disarm();
+  REQUIRE(layer.fired() != nullptr);
+  INFO(violations());
+  CHECK_FALSE(any_violation_mentions("before its unmap completed"));
+}
+
+#if defined(CL_VERSION_2_0)
+TEST_CASE("a failed clSVMAlloc is an OpenCL error naming clSVMAlloc", "[known_defect]") {
+  FaultLayer& layer = FaultLayer::get();
+  layer.reset();
+  layer.arm("clSVMAlloc", 1, CL_MEM_OBJECT_ALLOCATION_FAILURE, CLZERO_FAULT_IMMEDIATE);
+  bool threw = false;
+  try {
+    MappedTensor<float, policy::Svm> t(Env::get().queue, {64}, Intent::output, {});
+  } catch (const Error& e) {
+    threw = true;
+    INFO(e.what());
+    CHECK(e.kind() == ErrorKind::opencl);
+    CHECK(std::string(e.api()) == "clSVMAlloc");
+    CHECK(e.code() != CL_SUCCESS);
+  }
+  layer.disarm();
+  CHECK(threw);
+}
+
+TEST_CASE("a device query that fails is reported, never read as a missing feature", "[known_defect]") {
+  Env& env = Env::get();
+  if (!env.caps.svm_fine_grain_buffer) return;
+  FaultLayer& layer = FaultLayer::get();
+  layer.reset();
+  { MappedTensor<float, policy::Svm> probe(env.queue, {64}, Intent::output, {policy::Svm::Grain::fine}); }
+  long queries = 0;
+  for (const std::string& c : layer.calls()) queries += c == "clGetDeviceInfo";
+  for (long k = 1; k <= queries; ++k) {
+    layer.reset();
+    layer.arm("clGetDeviceInfo", k, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+    std::string said;
+    try {
+      MappedTensor<float, policy::Svm> t(env.queue, {64}, Intent::output, {policy::Svm::Grain::fine});
+    } catch (const Error& e) {
+      said = e.what();
+    }
+    INFO("clGetDeviceInfo #" << k << " failed; clzero said: " << said);
+    CHECK(said.find("does not offer") == std::string::npos);
+  }
+  layer.disarm();
+}
+#endif
