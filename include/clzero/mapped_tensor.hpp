@@ -88,7 +88,13 @@ class TensorCore final : public TensorState {
     if (device_open_)
       raise_misuse(doing, "a device access is open; end it (DeviceAccess::end or its scope) before the host "
                           "reads or writes the tensor");
-    if (views_ == 0) host_ = policy_.host_pointer();
+    if (views_ == 0) {
+      // Submit what is queued before the host starts waiting and reading:
+      // work enqueued after this tensor's producer (the next inference of a
+      // TensorRing) then runs while the host reads. clFlush never waits.
+      check(clFlush(q_.q()), "clFlush", doing);
+      host_ = policy_.host_pointer();
+    }
     ++views_;
     return HostView<U>(std::move(self), reinterpret_cast<U*>(static_cast<unsigned char*>(host_) + byte_offset),
                        shape);
