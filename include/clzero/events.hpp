@@ -156,14 +156,14 @@ inline cl_int await(const EventList& events, bool spin_first) noexcept {
   return clWaitForEvents(events.count(), events.data());
 }
 
-/// Blocks until `events` complete. Flushes `queue` first, because a command
-/// that was never submitted never completes; flushing (clFlush) submits the
-/// queue's commands without waiting for them, unlike clFinish, which clzero
-/// never calls on the engine's queue. An event that ended in error raises
+/// Blocks until `events` complete. The caller has submitted the queue
+/// (clFlush) first, because a command that was never submitted never
+/// completes; a host view does so as it opens. clFlush submits without
+/// waiting, unlike clFinish, which clzero never calls on the engine's queue.
+/// An event that ended in error raises
 /// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, naming `doing`.
-inline void wait_for(const EventList& events, cl_command_queue queue, bool spin_first, const char* doing) {
+inline void wait_for(const EventList& events, cl_command_queue /*queue*/, bool spin_first, const char* doing) {
   if (events.empty()) return;
-  if (!events.complete()) check(clFlush(queue), "clFlush", doing);
   check(await(events, spin_first), "clWaitForEvents", doing);
 }
 

@@ -167,8 +167,7 @@ class MappedAtRest {
   // Waits for the map; returns its final status (CL_COMPLETE, or the error
   // the map command ended with, e.g. because its producer failed).
   cl_int settle_map() {
-    if (!ready_.complete()) check(clFlush(q_.q()), "clFlush", who_, "submitting the map of the tensor");
-    const cl_int rc = await(ready_, q_.spin);
+    const cl_int rc = await(ready_, q_.spin);  // the view submitted the queue (clFlush) already
     if (rc != CL_SUCCESS && rc != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
       check(rc, "clWaitForEvents", who_, "waiting for the map that makes the tensor visible to the host");
     cl_int status = CL_COMPLETE;
