@@ -91,16 +91,23 @@ struct DeviceCaps {
     info(CL_DEVICE_MAX_MEM_ALLOC_SIZE, c.max_mem_alloc_size);
     info(CL_DEVICE_GLOBAL_MEM_SIZE, c.global_mem_size);
     info(CL_DEVICE_MEM_BASE_ADDR_ALIGN, c.mem_base_addr_align_bits);
+    // A query the device does not know answers CL_INVALID_VALUE and reads as
+    // "absent"; any other failure is an error, never a missing feature.
+    auto optional_info = [&](cl_device_info what, auto& value) {
+      const cl_int rc = clGetDeviceInfo(device, what, sizeof value, &value, nullptr);
+      if (rc == CL_INVALID_VALUE) return false;
+      detail::check(rc, "clGetDeviceInfo", doing);
+      return true;
+    };
     cl_bool unified = CL_FALSE;
     // Deprecated since OpenCL 2.0 but still answered by every driver we know.
-    if (clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, nullptr) == CL_SUCCESS)
-      c.host_unified_memory = unified == CL_TRUE;
+    if (optional_info(CL_DEVICE_HOST_UNIFIED_MEMORY, unified)) c.host_unified_memory = unified == CL_TRUE;
     cl_command_queue_properties queue_props = 0;
     info(CL_DEVICE_QUEUE_PROPERTIES, queue_props);
     c.out_of_order_queue = (queue_props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
     if (c.opencl_major >= 2) {
       cl_bitfield svm = 0;
-      if (clGetDeviceInfo(device, detail::kDeviceSvmCapabilities, sizeof svm, &svm, nullptr) == CL_SUCCESS) {
+      if (optional_info(detail::kDeviceSvmCapabilities, svm)) {
         c.svm_coarse_grain_buffer = (svm & detail::kSvmCoarseGrainBuffer) != 0;
         c.svm_fine_grain_buffer = (svm & detail::kSvmFineGrainBuffer) != 0;
         c.svm_fine_grain_system = (svm & detail::kSvmFineGrainSystem) != 0;
@@ -112,8 +119,7 @@ struct DeviceCaps {
     c.qcom_ext_host_ptr = c.has_extension("cl_qcom_ext_host_ptr");
     if (c.has_extension("cl_intel_unified_shared_memory")) {
       cl_bitfield host_caps = 0;
-      if (clGetDeviceInfo(device, detail::kDeviceHostMemCapabilitiesIntel, sizeof host_caps, &host_caps, nullptr) ==
-          CL_SUCCESS)
+      if (optional_info(detail::kDeviceHostMemCapabilitiesIntel, host_caps))
         c.intel_usm_host = (host_caps & detail::kUnifiedSharedMemoryAccessIntel) != 0;
     }
     return c;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <thread>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -77,6 +78,22 @@ class EventList {
   }
 
   void swap(EventList& other) noexcept { events_.swap(other.events_); }
+
+  /// Drops the events whose commands have finished, in success or in error:
+  /// they order nothing any more, and a failed one must not fail every
+  /// command that would wait on it later.
+  void drop_finished() noexcept {
+    std::size_t kept = 0;
+    for (cl_event e : events_) {
+      cl_int status = CL_QUEUED;
+      const bool finished = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
+                                CL_SUCCESS &&
+                            status <= CL_COMPLETE;
+      if (finished) clReleaseEvent(e);
+      else events_[kept++] = e;
+    }
+    events_.resize(kept);
+  }
 
   bool empty() const noexcept { return events_.empty(); }
   std::size_t size() const noexcept { return events_.size(); }
@@ -156,31 +173,52 @@ inline cl_int await(const EventList& events, bool spin_first) noexcept {
   return clWaitForEvents(events.count(), events.data());
 }
 
-/// Blocks until `events` complete. The caller has submitted the queue
-/// (clFlush) first, because a command that was never submitted never
-/// completes; a host view does so as it opens. clFlush submits without
-/// waiting, unlike clFinish, which clzero never calls on the engine's queue.
-/// An event that ended in error raises
-/// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, naming `doing`.
-inline void wait_for(const EventList& events, cl_command_queue /*queue*/, bool spin_first, const char* doing) {
-  if (events.empty()) return;
-  check(await(events, spin_first), "clWaitForEvents", doing);
+/// Whether every event has finished, in success or in error. False also
+/// when a status cannot be read.
+inline bool all_finished(const EventList& events) noexcept {
+  for (cl_event e : events) {
+    cl_int status = CL_QUEUED;
+    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
+        status > CL_COMPLETE)
+      return false;
+  }
+  return true;
 }
 
-/// The same, for cleanup paths: never throws, returns whether all went well.
+/// Blocks until `events` complete, then empties the list. The caller has
+/// submitted the queue (clFlush) first, because a command that was never
+/// submitted never completes; a host view does so as it opens. clFlush
+/// submits without waiting, unlike clFinish, which clzero never calls on the
+/// engine's queue. If a command ended in error, the list is emptied too (its
+/// commands are over) and CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST is
+/// raised, naming `doing`, once; if the wait itself failed, the events are
+/// kept, so that a release still waits for them.
+inline void wait_for(EventList& events, bool spin_first, const char* doing) {
+  if (events.empty()) return;
+  const cl_int rc = await(events, spin_first);
+  if (rc == CL_SUCCESS || all_finished(events)) events.clear();
+  check(rc, "clWaitForEvents", doing);
+}
+
+/// For cleanup paths: never throws and never gives up early. A failed flush
+/// or wait is reported, then the events are polled until every one has
+/// finished (or a minute has passed), so that memory is never freed or
+/// unmapped under a command that still uses it. Returns whether all went well.
 inline bool wait_for_noexcept(const EventList& events, cl_command_queue queue, const char* doing) noexcept {
   if (events.empty()) return true;
+  bool ok = true;
   cl_int rc = clFlush(queue);
   if (rc != CL_SUCCESS) {
     report_cleanup(Error(doing, "clFlush", rc));
-    return false;
+    ok = false;
   }
   rc = clWaitForEvents(events.count(), events.data());
-  if (rc != CL_SUCCESS) {
-    report_cleanup(Error(doing, "clWaitForEvents", rc));
-    return false;
-  }
-  return true;
+  if (rc == CL_SUCCESS) return ok;
+  report_cleanup(Error(doing, "clWaitForEvents", rc));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!all_finished(events) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  return false;
 }
 
 }  // namespace detail

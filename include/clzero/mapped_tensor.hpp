@@ -38,7 +38,10 @@ class TensorCore final : public TensorState {
              const typename Policy::Options& options)
       : q_(std::move(q)), shape_(shape), bytes_(bytes), intent_(intent), policy_(q_, bytes, intent, options) {}
 
-  ~TensorCore() = default;  // the policy unmaps, waits for its own events and frees
+  // The policy unmaps, waits for its own events and frees. Events still held
+  // here belong to a device access whose end failed: wait for them first,
+  // so no command is left using memory that is about to go.
+  ~TensorCore() { wait_for_noexcept(used_by, q_.q(), "waiting for the commands of a device access whose end failed"); }
 
   DeviceAccess begin_device_access(std::shared_ptr<TensorState> self, Access access) {
     constexpr const char* doing = "MappedTensor::device_access";

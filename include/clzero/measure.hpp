@@ -188,6 +188,7 @@ inline std::vector<Measurement> measure(cl_context context, cl_device_id device,
       runners[i].reset();
     }
 #else
+    (void)i;
     step();
 #endif
   };

@@ -44,8 +44,7 @@ class Coherent {
   }
 
   void* host_pointer() {
-    wait_for(in_flight_, q_.q(), q_.spin, who_);
-    in_flight_.clear();
+    wait_for(in_flight_, q_.spin, who_);
     return storage_.svm_pointer();
   }
 

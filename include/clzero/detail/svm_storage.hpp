@@ -28,9 +28,9 @@ class SvmStorage {
     ptr_ = clSVMAlloc(q.ctx(), flags, bytes, 0);
     // clSVMAlloc reports failure only by returning NULL (OpenCL 3.0 section 5.6.1).
     if (ptr_ == nullptr)
-      raise(Error(ErrorKind::opencl, doing,
-                  "clSVMAlloc returned NULL for " + std::to_string(bytes) + " bytes of " +
-                      (fine_grain ? "fine" : "coarse") + "-grained buffer SVM"));
+      raise(Error(std::string(doing) + " (" + std::to_string(bytes) + " bytes of " + (fine_grain ? "fine" : "coarse") +
+                      "-grained buffer SVM; clSVMAlloc returned NULL)",
+                  "clSVMAlloc", CL_MEM_OBJECT_ALLOCATION_FAILURE));
   }
   SvmStorage(const SvmStorage&) = delete;
   SvmStorage& operator=(const SvmStorage&) = delete;

@@ -54,11 +54,19 @@ class CopyToPinned {
         const cl_uchar zero = 0;
         return clEnqueueFillBuffer(q_.q(), device_.mem(), &zero, 1, 0, bytes, 0, nullptr, &fill);
       }();
-      if (rc != CL_SUCCESS) {
+      EventList filled;
+      if (rc == CL_SUCCESS) filled.adopt(fill);
+      // Waited for here, once: a fill that fails is reported by the
+      // constructor, and no later command inherits its failure.
+      const char* api = "clEnqueueFillBuffer";
+      cl_int done = rc;
+      if (done == CL_SUCCESS && (done = clFlush(q_.q())) != CL_SUCCESS) api = "clFlush";
+      if (done == CL_SUCCESS && (done = detail::await(filled, false)) != CL_SUCCESS) api = "clWaitForEvents";
+      if (done != CL_SUCCESS) {
+        detail::wait_for_noexcept(filled, q_.q(), "CopyToPinned: waiting for a failed fill");
         unmap_staging();
-        detail::check(rc, "clEnqueueFillBuffer", name, "zeroing the device buffer");
+        detail::check(done, api, name, "zeroing the device buffer");
       }
-      device_busy_.adopt(fill);
     }
   }
   CopyToPinned(const CopyToPinned&) = delete;
@@ -77,6 +85,7 @@ class CopyToPinned {
   }
 
   void to_device(Access /*access*/, bool host_wrote, EventList& waits) {
+    device_busy_.drop_finished();
     // Kernels must not overtake the last download (it reads the device
     // buffer) nor the zero fill of a new tensor: on an out-of-order queue only
     // these events order them.
@@ -108,10 +117,16 @@ class CopyToPinned {
   }
 
   void* host_pointer() {
-    detail::wait_for(downloaded_, q_.q(), q_.spin, "CopyToPinned: waiting for the download to the host");
-    downloaded_.clear();
-    detail::wait_for(uploaded_, q_.q(), q_.spin, "CopyToPinned: waiting for the upload to finish reading the host copy");
-    uploaded_.clear();
+    // The host may rewrite the staging copy once the last upload has stopped
+    // reading it. An upload that ended in error has stopped too; its failure
+    // reached the engine through the kernels that waited on it.
+    if (!uploaded_.empty()) {
+      const cl_int rc = detail::await(uploaded_, q_.spin);
+      if (rc == CL_SUCCESS || detail::all_finished(uploaded_)) uploaded_.clear();
+      if (rc != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        detail::check(rc, "clWaitForEvents", name, "waiting for the upload to finish reading the host copy");
+    }
+    detail::wait_for(downloaded_, q_.spin, "CopyToPinned: waiting for the download to the host");
     return host_;
   }
 
@@ -134,11 +149,9 @@ class CopyToPinned {
       detail::report_cleanup(Error("CopyToPinned: unmapping the staging buffer", "clEnqueueUnmapMemObject", rc));
       return;
     }
-    cl_int w = clFlush(q_.q());
-    if (w == CL_SUCCESS) w = clWaitForEvents(1, &unmapped);
-    if (w != CL_SUCCESS)
-      detail::report_cleanup(Error("CopyToPinned: waiting for the staging buffer's unmap", "clWaitForEvents", w));
-    clReleaseEvent(unmapped);
+    EventList done;
+    detail::call_noexcept([&] { done.adopt(unmapped); }, "CopyToPinned: keeping the staging buffer's unmap");
+    detail::wait_for_noexcept(done, q_.q(), "CopyToPinned: waiting for the staging buffer's unmap");
   }
 
   detail::QueueContext q_;

@@ -67,11 +67,21 @@ class MapPerInference {
   }
 
   void* host_pointer() {
-    void* p = storage_.map(q_.q(), flags_, CL_TRUE, pending_, nullptr, name);
-    ptr_ = p;
+#if CLZERO_DETAIL_HAS_EXCEPTIONS
+    try {
+      ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, pending_, nullptr, name);
+    } catch (const Error&) {
+      // A command the map waited on ended in error: those commands are over,
+      // so the next inference must not inherit them.
+      if (detail::all_finished(pending_)) pending_.clear();
+      throw;
+    }
+#else
+    ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, pending_, nullptr, name);
+#endif
     pending_.clear();
     unmapped_.clear();
-    return p;
+    return ptr_;
   }
 
   bool end_host(bool /*host_wrote*/) noexcept {
@@ -83,12 +93,11 @@ class MapPerInference {
       return false;
     }
     ptr_ = nullptr;
-    return detail::call_noexcept(
-        [&] {
-          pending_.adopt(unmapped);
-          unmapped_.retain(unmapped);
-        },
-        "MapPerInference: keeping the event of an unmap");
+    // The release must wait for this unmap: keep it first, with no OpenCL
+    // call that could fail; then order the next command after it.
+    if (!detail::call_noexcept([&] { unmapped_.adopt(unmapped); }, "MapPerInference: keeping an unmap's event"))
+      return false;
+    return detail::call_noexcept([&] { pending_.retain(unmapped); }, "MapPerInference: ordering after an unmap");
   }
 
   bool host_ready() const { return pending_.complete(); }

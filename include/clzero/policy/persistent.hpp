@@ -119,23 +119,43 @@ class MappedAtRest {
 
   /// Blocks until the current mapping is usable; returns its pointer.
   void* host_pointer() {
-    if (!mapped_)
-      raise(Error(ErrorKind::misuse, std::string(who_) + ": opening a host view",
-                  "the last map of this tensor failed, so no data reached the host; run the producer again "
-                  "(a new device access) before opening a view"));
-    if (!ready_.empty()) {
-      const cl_int status = settle_map();
-      if (status != CL_COMPLETE) {
-        // The map command ended in error: nothing is mapped, nothing to unmap.
-        mapped_ = false;
-        ptr_ = nullptr;
-        check(status, "clWaitForEvents", who_, "waiting for the map that makes the tensor visible to the host");
+    if (!mapped_) {
+      // The last map ended in error, so nothing is mapped: map again now.
+      // The view shows what the device last wrote (an input's view is
+      // overwritten anyway). On an out-of-order queue a marker orders the map
+      // after everything enqueued so far.
+      EventList after;
+      if (q_.out_of_order) {
+        cl_event marker = nullptr;
+        check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList", who_,
+              "ordering a new map after a failed one");
+        after.adopt(marker);
       }
+      map_async(after);
+      check(clFlush(q_.q()), "clFlush", who_, "submitting a new map after a failed one");
     }
-    if (wait_for_producers_ && !in_flight_.empty()) {
-      wait_for(in_flight_, q_.q(), q_.spin, "waiting for the commands that produced the tensor");
-      in_flight_.clear();
+    if (!ready_.empty()) {
+      // The view submitted the queue (clFlush) already.
+      constexpr const char* step = "waiting for the map that makes the tensor visible to the host";
+      const cl_int rc = await(ready_, q_.spin);
+      if (rc != CL_SUCCESS) {
+        // Keep the map's event while it may still run; once it has finished,
+        // the state follows what the map did, whatever the wait reported.
+        if (!all_finished(ready_)) check(rc, "clWaitForEvents", who_, step);
+        cl_int status = CL_COMPLETE;
+        check(clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+              "clGetEventInfo", who_, step);
+        ready_.clear();
+        if (status != CL_COMPLETE) {  // the map ended in error: nothing is mapped
+          mapped_ = false;
+          ptr_ = nullptr;
+          check(status < 0 ? status : rc, "clWaitForEvents", who_, step);
+        }
+        check(rc, "clWaitForEvents", who_, step);  // mapped after all: the next view opens
+      }
+      ready_.clear();
     }
+    if (wait_for_producers_) wait_for(in_flight_, q_.spin, "waiting for the commands that produced the tensor");
     return ptr_;
   }
 
@@ -164,38 +184,26 @@ class MappedAtRest {
     ready_.adopt(mapped);
   }
 
-  // Waits for the map; returns its final status (CL_COMPLETE, or the error
-  // the map command ended with, e.g. because its producer failed).
-  cl_int settle_map() {
-    const cl_int rc = await(ready_, q_.spin);  // the view submitted the queue (clFlush) already
-    if (rc != CL_SUCCESS && rc != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-      check(rc, "clWaitForEvents", who_, "waiting for the map that makes the tensor visible to the host");
-    cl_int status = CL_COMPLETE;
-    if (rc != CL_SUCCESS) {
-      clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-      if (status >= CL_COMPLETE) status = rc;
-    }
-    ready_.clear();
-    return status;
-  }
-
   void release() noexcept {
     if (mapped_) {
-      // Unmap only a mapping that happened: a failed map left nothing mapped.
-      bool ok = wait_for_noexcept(ready_, q_.q(), "waiting for the tensor's last map before releasing it");
+      // Let the last map finish (a failed wait still polls until it has),
+      // then unmap it unless the map itself ended in error: a buffer must
+      // not be released while mapped (OpenCL 3.0 section 5.5.4).
+      wait_quietly(ready_, q_, "waiting for the tensor's last map before releasing it");
       cl_int status = CL_COMPLETE;
-      if (ok && !ready_.empty())
-        clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-      if (ok && status == CL_COMPLETE) {
+      if (!ready_.empty() &&
+          clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS)
+        status = CL_COMPLETE;  // unknown: unmapping a live mapping is the safe side
+      if (status == CL_COMPLETE) {
         cl_event unmapped = nullptr;
-        const cl_int rc = storage_.unmap(q_.q(), ptr_, EventList{}, &unmapped);
+        const cl_int rc = storage_.unmap(q_.q(), ptr_, ready_, &unmapped);
         if (rc != CL_SUCCESS) {
           report_cleanup(Error(std::string(who_) + ": unmapping the tensor before releasing it",
                                Storage::unmap_api(), rc));
         } else {
           EventList done;
-          done.adopt(unmapped);
-          wait_quietly(done, q_, "waiting for the unmap of a tensor being released");
+          if (call_noexcept([&] { done.adopt(unmapped); }, "keeping the unmap of a tensor being released"))
+            wait_quietly(done, q_, "waiting for the unmap of a tensor being released");
         }
       }
       mapped_ = false;
