@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+// Soak: inferences with random policies, intents, element types and sizes,
+// on several threads with a queue each; every element of every inference is
+// checked against values that change every inference. Tensors live for a
+// random number of inferences, so construction and release are soaked too.
+//
+//   clzero_soak [--inferences N] [--threads T] [--seed S] [--max-elements M]
+//
+// Prints one summary line per thread and a total; exits 1 on any wrong
+// element or error. docs/reliability.md has the long runs.
+#include <clzero/clzero.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+struct Options {
+  long inferences = 2000;
+  int threads = 2;
+  std::uint64_t seed = 1;
+  std::size_t max_elements = std::size_t{1} << 18;
+};
+
+struct Totals {
+  long inferences = 0;
+  long tensors = 0;
+  long long elements = 0;
+  long long wrong = 0;
+  std::map<std::string, long> per_subject;
+  std::string first_wrong;
+  std::string error;
+};
+
+// The queue, kernels and check buffer of one thread.
+struct Lane {
+  explicit Lane(std::size_t max_elements)
+      : queue(Env::get().make_queue(0)),
+        fill32("fill_u32"), fill8("fill_u8"), copy32("copy_u32"), copy8("copy_u8"),
+        update32("update_u32"), update8("update_u8") {
+    cl_int rc = CL_SUCCESS;
+    check = clCreateBuffer(Env::get().context, CL_MEM_READ_WRITE, max_elements * 4, nullptr, &rc);
+    ok(rc, "clCreateBuffer");
+  }
+  ~Lane() {
+    clReleaseMemObject(check);
+    clReleaseCommandQueue(queue);
+  }
+  Lane(const Lane&) = delete;
+  Lane& operator=(const Lane&) = delete;
+
+  cl_command_queue queue;
+  Kernel fill32, fill8, copy32, copy8, update32, update8;
+  cl_mem check = nullptr;
+};
+
+template <class T>
+T expected_value(std::uint32_t i, std::uint32_t iter) {
+  if constexpr (std::is_same<T, std::uint8_t>::value) return byte_value(i, iter);
+  else return value(i, iter);
+}
+
+// One tensor's life: `count` inferences, every element checked.
+template <class T, class Policy>
+void life(Lane& lane, const typename Policy::Options& options, Intent intent, std::size_t n, int count,
+          std::uint32_t& iter, Totals& totals, const std::string& subject) {
+  constexpr bool bytes = std::is_same<T, std::uint8_t>::value;
+  MappedTensor<T, Policy> t(Env::get().context, lane.queue, {n}, intent, options);
+  ++totals.tensors;
+  std::vector<T> expected(n, T{0});
+  std::vector<T> seen(n);
+  const cl_uint count_arg = static_cast<cl_uint>(n);
+  for (int k = 0; k < count; ++k) {
+    ++iter;
+    if (intent != Intent::output) {
+      auto view = t.write_view();
+      for (std::uint32_t i = 0; i < n; ++i) view[i] = expected[i] = expected_value<T>(i, iter);
+    }
+    {
+      auto dev = t.device_access();
+      Kernel& kernel = intent == Intent::output ? (bytes ? lane.fill8 : lane.fill32)
+                       : intent == Intent::input ? (bytes ? lane.copy8 : lane.copy32)
+                                                 : (bytes ? lane.update8 : lane.update32);
+      dev.bind(kernel.k, 0);
+      if (intent == Intent::input) {
+        kernel.arg(1, lane.check);
+        kernel.arg(2, count_arg);
+      } else {
+        kernel.arg(1, count_arg);
+        kernel.arg(2, static_cast<cl_uint>(iter));
+      }
+      launch(lane.queue, kernel.k, n, dev);
+    }
+    if (intent == Intent::output)
+      for (std::uint32_t i = 0; i < n; ++i) expected[i] = expected_value<T>(i, iter);
+    if (intent == Intent::inout)
+      for (auto& e : expected) e = static_cast<T>(e * 3u + iter);
+    if (intent == Intent::input) {
+      ok(clEnqueueReadBuffer(lane.queue, lane.check, CL_TRUE, 0, n * sizeof(T), seen.data(), 0, nullptr, nullptr),
+         "clEnqueueReadBuffer");
+    } else {
+      auto view = t.read_view();
+      std::copy(view.begin(), view.end(), seen.begin());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (seen[i] == expected[i]) continue;
+      if (totals.wrong++ == 0)
+        totals.first_wrong = subject + ", intent " + to_string(intent) + ", " + std::to_string(n) +
+                             " elements, inference " + std::to_string(iter) + ", element " + std::to_string(i);
+    }
+    totals.elements += static_cast<long long>(n);
+    ++totals.inferences;
+  }
+  totals.per_subject[subject] += count;
+}
+
+using Life = std::function<void(Lane&, Intent, std::size_t, int, std::uint32_t&, Totals&)>;
+
+template <class Policy>
+std::vector<std::pair<std::string, Life>> subject(const std::string& name, const typename Policy::Options& options) {
+  return {{name + " u32",
+           [options, name](Lane& l, Intent in, std::size_t n, int c, std::uint32_t& it, Totals& t) {
+             life<std::uint32_t, Policy>(l, options, in, n, c, it, t, name + " u32");
+           }},
+          {name + " u8", [options, name](Lane& l, Intent in, std::size_t n, int c, std::uint32_t& it, Totals& t) {
+             life<std::uint8_t, Policy>(l, options, in, n, c, it, t, name + " u8");
+           }}};
+}
+
+std::vector<std::pair<std::string, Life>> subjects() {
+  const DeviceCaps& caps = Env::get().caps;
+  std::vector<std::pair<std::string, Life>> all;
+  auto add = [&all](std::vector<std::pair<std::string, Life>> more) { all.insert(all.end(), more.begin(), more.end()); };
+  add(subject<policy::MapPerInference>("MapPerInference(alloc_host_ptr)", {Allocation::alloc_host_ptr()}));
+  add(subject<policy::MapPerInference>("MapPerInference(use_host_ptr)", {Allocation::use_host_ptr()}));
+  add(subject<policy::Persistent>("Persistent(alloc_host_ptr)", {Allocation::alloc_host_ptr()}));
+  add(subject<policy::Persistent>("Persistent(use_host_ptr)", {Allocation::use_host_ptr()}));
+  add(subject<policy::CopyToPinned>("CopyToPinned", {}));
+  add(subject<policy::Auto>("Auto", {}));
+#if defined(CL_VERSION_2_0)
+  if (caps.svm_fine_grain_buffer) add(subject<policy::Svm>("Svm(fine)", {policy::Svm::Grain::fine}));
+  if (caps.svm_coarse_grain_buffer) add(subject<policy::Svm>("Svm(coarse)", {policy::Svm::Grain::coarse}));
+#else
+  (void)caps;
+#endif
+  return all;
+}
+
+// One thread's share of the inferences.
+void soak(const Options& o, int thread, long inferences, Totals& totals) {
+  try {
+    Lane lane(o.max_elements);
+    const auto all = subjects();
+    std::mt19937_64 rng(o.seed * 1000003u + static_cast<std::uint64_t>(thread));
+    std::uniform_int_distribution<std::size_t> pick(0, all.size() - 1);
+    std::uniform_int_distribution<int> intent_pick(0, 2), life_length(1, 64);
+    // Sizes spread evenly over orders of magnitude, from 1 element up.
+    std::uniform_real_distribution<double> log_size(0.0, std::log2(static_cast<double>(o.max_elements)));
+    std::uint32_t iter = static_cast<std::uint32_t>(thread) << 24;
+    while (totals.inferences < inferences) {
+      const auto& s = all[pick(rng)];
+      const Intent intent = static_cast<Intent>(intent_pick(rng));
+      const std::size_t n = std::max<std::size_t>(1, static_cast<std::size_t>(std::exp2(log_size(rng))));
+      const int count = static_cast<int>(std::min<long>(life_length(rng), inferences - totals.inferences));
+      s.second(lane, intent, n, count, iter, totals);
+    }
+  } catch (const std::exception& e) {
+    totals.error = e.what();
+  }
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    const char* v = argv[i + 1];
+    if (key == "--inferences") o.inferences = std::atol(v);
+    else if (key == "--threads") o.threads = std::max(1, std::atoi(v));
+    else if (key == "--seed") o.seed = std::strtoull(v, nullptr, 10);
+    else if (key == "--max-elements") o.max_elements = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
+    else {
+      std::fprintf(stderr, "unknown option %s\n", key.c_str());
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  Env::get();
+  std::vector<Totals> totals(static_cast<std::size_t>(o.threads));
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < o.threads; ++t) {
+    const long share = o.inferences / o.threads + (t < o.inferences % o.threads ? 1 : 0);
+    threads.emplace_back([&o, &totals, t, share] { soak(o, t, share, totals[static_cast<std::size_t>(t)]); });
+  }
+  for (auto& th : threads) th.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  Totals all;
+  bool failed = false;
+  for (std::size_t t = 0; t < totals.size(); ++t) {
+    const Totals& x = totals[t];
+    std::printf("thread %zu: %ld inferences, %ld tensors, %lld elements checked, %lld wrong%s%s\n", t, x.inferences,
+                x.tensors, x.elements, x.wrong, x.error.empty() ? "" : ", error: ", x.error.c_str());
+    if (!x.first_wrong.empty()) std::printf("  first wrong: %s\n", x.first_wrong.c_str());
+    failed = failed || x.wrong != 0 || !x.error.empty();
+    all.inferences += x.inferences;
+    all.tensors += x.tensors;
+    all.elements += x.elements;
+    all.wrong += x.wrong;
+    for (const auto& s : x.per_subject) all.per_subject[s.first] += s.second;
+  }
+  for (const auto& s : all.per_subject) std::printf("  %-36s %ld inferences\n", s.first.c_str(), s.second);
+  std::printf("soak: %ld inferences on %d threads with a queue each, %ld tensors, %lld elements checked, %lld wrong, "
+              "%.1f s (seed %llu)\n",
+              all.inferences, o.threads, all.tensors, all.elements, all.wrong, seconds,
+              static_cast<unsigned long long>(o.seed));
+  failed = failed || all.inferences != o.inferences;
+  std::printf("%s\n", failed ? "FAIL" : "PASS");
+  return failed ? 1 : 0;
+}
