@@ -143,65 +143,6 @@ bool accepted(const std::string& problem, const Outcome& o, const std::string& a
   return false;
 }
 
-// Defects found by this matrix, each shown by a failing test in
-// test_known_defects.cpp. The matrix reports them without failing, so that it
-// still catches anything new; delete an entry when its test passes.
-struct KnownDefect {
-  const char* id;    // as docs/reliability.md names it
-  const char* test;  // the TEST_CASE in test_known_defects.cpp
-  bool (*matches)(const std::string& problem, const Outcome& o, const std::string& api, const Injection& i);
-};
-
-const KnownDefect kKnownDefects[] = {
-    {"D1", "a command that ends in error leaves the tensor usable or clearly unusable",
-     [](const std::string& p, const Outcome&, const std::string&, const Injection& i) {
-       return i.mode == CLZERO_FAULT_ASYNC &&
-              (mentions(p, "usable() is true but the next inference") || mentions(p, "released while mapped") ||
-               mentions(p, "before its unmap completed") || mentions(p, "freed while a kernel"));
-     }},
-    {"D2", "a failed clFlush while releasing still waits for the commands that use the memory",
-     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
-       return api == "clFlush" && (mentions(p, "before its unmap completed") || mentions(p, "released while mapped") ||
-                                   mentions(p, "freed while a kernel"));
-     }},
-    {"D3", "a device access whose end failed is still waited for before the memory is freed",
-     [](const std::string& p, const Outcome& o, const std::string&, const Injection&) {
-       return o.after == Outcome::After::unusable &&
-              (mentions(p, "freed while a kernel") || mentions(p, "before its unmap completed"));
-     }},
-    {"D4", "CopyToPinned names clFlush when the flush before its last unmap fails",
-     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
-       return api == "clFlush" && mentions(p, "no error names clFlush");
-     }},
-    {"D5", "Persistent unmaps before release even when waiting for its last map failed",
-     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
-       return api == "clWaitForEvents" && mentions(p, "released while mapped");
-     }},
-    {"D6", "MapPerInference waits for its last unmap even when keeping the unmap's event failed",
-     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
-       return api == "clRetainEvent" && mentions(p, "before its unmap completed");
-     }},
-    {"D7", "a failed clSVMAlloc is an OpenCL error naming clSVMAlloc",
-     [](const std::string& p, const Outcome&, const std::string& api, const Injection&) {
-       return api == "clSVMAlloc" && mentions(p, "no error names clSVMAlloc");
-     }},
-    {"D8", "a device query that fails is reported, never read as a missing feature",
-     [](const std::string& p, const Outcome& o, const std::string& api, const Injection&) {
-       if (api != "clGetDeviceInfo" || !mentions(p, "no error names clGetDeviceInfo")) return false;
-       for (const Reported& r : o.errors)
-         if (mentions(r.what, "does not offer")) return true;
-       return false;
-     }},
-};
-
-const KnownDefect* known_defect(const std::string& problem, const Outcome& o, const std::string& api,
-                                const Injection& i) {
-  if (std::getenv("CLZERO_FAULT_NO_EXEMPTIONS") != nullptr) return nullptr;  // show them as failures
-  for (const KnownDefect& d : kKnownDefects)
-    if (d.matches(problem, o, api, i)) return &d;
-  return nullptr;
-}
-
 std::string describe(const Outcome& o) {
   std::string s = std::string("outcome: ") + to_string(o.after);
   for (const Reported& r : o.errors) s += std::string("\n  ") + (r.cleanup ? "cleanup handler: " : "thrown: ") + r.what;
@@ -252,12 +193,7 @@ void every_fault(const std::string& subject, const Run& run) {
           problems.push_back("no error names " + api + " with " + error_name(injection.code));
         }
         for (const std::string& problem : problems) {
-          if (accepted(problem, o, api)) continue;
-          if (const KnownDefect* d = known_defect(problem, o, api, injection)) {
-            outcome = std::string("known defect ") + d->id;
-            continue;
-          }
-          FAIL_CHECK(problem);
+          if (!accepted(problem, o, api)) FAIL_CHECK(problem);
         }
         Table::get().add(subject, point, outcome);
       }

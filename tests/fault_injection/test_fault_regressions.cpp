@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Faults clzero mishandles today, one test each, found by the fault matrix
-// (test_fault_matrix.cpp lists them as known defects so that it stays green
-// for everything else). Each test states the rule clzero should keep and
-// fails until the library keeps it; docs/reliability.md describes the fixes.
-// When one passes, delete its entry from kKnownDefects in the matrix.
+// Faults clzero once mishandled, found by the fault matrix
+// (test_fault_matrix.cpp), one focused test each, written to fail before the
+// fix: each states the rule and provokes the fault deterministically, where
+// the matrix met it only by timing. docs/reliability.md lists them (D1-D8).
 #include <clzero/clzero.hpp>
 
 #include <chrono>
@@ -117,7 +116,7 @@ void command_ending_in_error(const typename Policy::Options& options, Intent int
 
 }  // namespace
 
-TEST_CASE("a command that ends in error leaves the tensor usable or clearly unusable", "[known_defect]") {
+TEST_CASE("a command that ends in error leaves the tensor usable or clearly unusable", "[fault_regression]") {
   SECTION("MapPerInference: the zero fill ends in error") {
     command_ending_in_error<policy::MapPerInference>({}, Intent::output, "clEnqueueFillBuffer", 1);
   }
@@ -132,7 +131,7 @@ TEST_CASE("a command that ends in error leaves the tensor usable or clearly unus
   }
 }
 
-TEST_CASE("a failed clFlush while releasing still waits for the commands that use the memory", "[known_defect]") {
+TEST_CASE("a failed clFlush while releasing still waits for the commands that use the memory", "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
   if (!Env::get().caps.svm_fine_grain_buffer) return;
   FaultLayer& layer = FaultLayer::get();
@@ -175,7 +174,7 @@ TEST_CASE("a failed clFlush while releasing still waits for the commands that us
 #endif
 }
 
-TEST_CASE("a device access whose end failed is still waited for before the memory is freed", "[known_defect]") {
+TEST_CASE("a device access whose end failed is still waited for before the memory is freed", "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
   if (!Env::get().caps.svm_fine_grain_buffer) return;
   FaultLayer& layer = FaultLayer::get();
@@ -215,7 +214,7 @@ TEST_CASE("a device access whose end failed is still waited for before the memor
 #endif
 }
 
-TEST_CASE("CopyToPinned names clFlush when the flush before its last unmap fails", "[known_defect]") {
+TEST_CASE("CopyToPinned names clFlush when the flush before its last unmap fails", "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   layer.reset();
   Reports reports;
@@ -230,7 +229,7 @@ TEST_CASE("CopyToPinned names clFlush when the flush before its last unmap fails
   CHECK(reports.list().front().find("clFlush failed") != std::string::npos);
 }
 
-TEST_CASE("Persistent unmaps before release even when waiting for its last map failed", "[known_defect]") {
+TEST_CASE("Persistent unmaps before release even when waiting for its last map failed", "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   set_spin_wait(std::chrono::nanoseconds(0));
   layer.reset();
@@ -246,7 +245,7 @@ TEST_CASE("Persistent unmaps before release even when waiting for its last map f
   CHECK_FALSE(any_violation_mentions("released while mapped"));
 }
 
-TEST_CASE("MapPerInference waits for its last unmap even when keeping the unmap's event failed", "[known_defect]") {
+TEST_CASE("MapPerInference waits for its last unmap even when keeping the unmap's event failed", "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   Env& env = Env::get();
   layer.reset();
@@ -272,7 +271,7 @@ TEST_CASE("MapPerInference waits for its last unmap even when keeping the unmap'
 }
 
 #if defined(CL_VERSION_2_0)
-TEST_CASE("a failed clSVMAlloc is an OpenCL error naming clSVMAlloc", "[known_defect]") {
+TEST_CASE("a failed clSVMAlloc is an OpenCL error naming clSVMAlloc", "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   layer.reset();
   layer.arm("clSVMAlloc", 1, CL_MEM_OBJECT_ALLOCATION_FAILURE, CLZERO_FAULT_IMMEDIATE);
@@ -290,7 +289,7 @@ TEST_CASE("a failed clSVMAlloc is an OpenCL error naming clSVMAlloc", "[known_de
   CHECK(threw);
 }
 
-TEST_CASE("a device query that fails is reported, never read as a missing feature", "[known_defect]") {
+TEST_CASE("a device query that fails is reported, never read as a missing feature", "[fault_regression]") {
   Env& env = Env::get();
   if (!env.caps.svm_fine_grain_buffer) return;
   FaultLayer& layer = FaultLayer::get();
