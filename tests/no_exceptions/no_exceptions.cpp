@@ -8,6 +8,9 @@
 //   no_exceptions misuse      a misuse reaches the handler, which exits 0
 //   no_exceptions invalid     a construction error reaches the handler
 //   no_exceptions opencl      a failed OpenCL call (the fault layer fails it)
+//   no_exceptions destructor  the same, inside a DeviceAccess's destructor:
+//                             without exceptions it reaches set_error_handler
+//                             too (with them, the cleanup handler)
 //   no_exceptions abort       no handler: clzero prints the error and aborts
 //   no_exceptions returns     a handler that returns: clzero aborts after it
 #include <clzero/clzero.hpp>
@@ -52,6 +55,12 @@ const char* kind_name(clzero::ErrorKind k) {
 // The handler an engine would install: log, then leave without unwinding.
 void log_and_exit(const clzero::Error& e) noexcept {
   std::printf("handler received: kind=%s api=%s code=%s: %s\n", kind_name(e.kind()), e.api(), e.code_name(), e.what());
+  std::fflush(stdout);
+  _exit(0);
+}
+
+void cleanup_log_and_exit(const clzero::Error& e) noexcept {
+  std::printf("cleanup handler received: %s\n", e.what());
   std::fflush(stdout);
   _exit(0);
 }
@@ -161,6 +170,10 @@ int main(int argc, char** argv) {
     clzero::MappedTensor<float, clzero::policy::Persistent> t(nullptr, nullptr, {16}, clzero::Intent::output);
   } else if (std::strcmp(scenario, "opencl") == 0) {
     clzero::MappedTensor<float, clzero::policy::Persistent> t(d.context, d.queue, {16}, clzero::Intent::output);
+  } else if (std::strcmp(scenario, "destructor") == 0) {
+    clzero::set_cleanup_error_handler(&cleanup_log_and_exit);
+    clzero::MappedTensor<float, clzero::policy::Persistent> t(d.context, d.queue, {16}, clzero::Intent::output);
+    { auto dev = t.device_access(); }  // ending it maps the tensor again: the map fails
   }
   std::printf("FAIL: scenario %s reached its end; the error did not stop it\n", scenario);
   return 1;
