@@ -236,3 +236,36 @@ TEST_CASE("every fault in an Svm tensor's life is reported and leaks nothing", "
 TEST_CASE("every fault in an Auto tensor's life is reported and leaks nothing", "[fault]") {
   every_fault("Auto", runner<policy::Auto>({}));
 }
+
+namespace {
+
+struct OutOfOrderQueue {
+  OutOfOrderQueue() : q(Env::get().make_queue(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {}
+  ~OutOfOrderQueue() { clReleaseCommandQueue(q); }
+  OutOfOrderQueue(const OutOfOrderQueue&) = delete;
+  OutOfOrderQueue& operator=(const OutOfOrderQueue&) = delete;
+  cl_command_queue q;
+};
+
+// On an out-of-order queue whose engine hands no events back, clzero orders
+// the host's side with markers: their faults are covered here.
+template <class Policy>
+Run unordered(typename Policy::Options options, cl_command_queue q) {
+  return [options, q](Intent intent, const Fault& fault) {
+    return run_scenario<Policy>(options, intent, fault, q, false);
+  };
+}
+
+}  // namespace
+
+TEST_CASE("every fault on an out-of-order queue without recorded events is reported and leaks nothing",
+          "[fault_out_of_order]") {
+  if (!Env::get().caps.out_of_order_queue) return;
+  OutOfOrderQueue ooo;
+  every_fault("Persistent, out of order", unordered<policy::Persistent>({}, ooo.q));
+  every_fault("MapPerInference, out of order", unordered<policy::MapPerInference>({}, ooo.q));
+  every_fault("CopyToPinned, out of order", unordered<policy::CopyToPinned>({}, ooo.q));
+#if defined(CL_VERSION_2_0)
+  if (svm(true)) every_fault("Svm (fine), out of order", unordered<policy::Svm>({policy::Svm::Grain::fine}, ooo.q));
+#endif
+}

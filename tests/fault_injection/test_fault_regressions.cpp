@@ -214,6 +214,94 @@ TEST_CASE("a device access whose end failed is still waited for before the memor
 #endif
 }
 
+namespace {
+
+struct OutOfOrderQueue {
+  OutOfOrderQueue() : q(Env::get().make_queue(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {}
+  ~OutOfOrderQueue() { clReleaseCommandQueue(q); }
+  OutOfOrderQueue(const OutOfOrderQueue&) = delete;
+  OutOfOrderQueue& operator=(const OutOfOrderQueue&) = delete;
+  cl_command_queue q;
+};
+
+}  // namespace
+
+// The engine hands no events back and its queue is out of order, so clzero
+// orders the map after a marker. The map that followed the construction
+// ended in error, so the unmap before the kernel fails with it, and the
+// kernel, which waits on the unmap, never runs.
+TEST_CASE("a view never shows data its producer could not write without an error (out-of-order queue)",
+          "[fault_regression]") {
+  if (!Env::get().caps.out_of_order_queue) return;
+  FaultLayer& layer = FaultLayer::get();
+  set_spin_wait(std::chrono::nanoseconds(0));
+  OutOfOrderQueue ooo;
+  layer.reset();
+  Reports reports;
+  layer.arm("clEnqueueMapBuffer", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_ASYNC);
+  {
+    MappedTensor<std::uint32_t, policy::Persistent> t(Env::get().context, ooo.q, {scenario_detail::kElements},
+                                                     Intent::output);
+    scenario_detail::Kernels kernels;
+    Outcome out;
+    std::string error;
+    try {
+      inference(t, kernels, 1, out, false);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    INFO("error: " << (error.empty() ? "none" : error));
+    INFO("problems: " << (out.problems.empty() ? "none" : out.problems.front()));
+    CHECK((!error.empty() || out.problems.empty()));  // an error, or the right data
+  }
+  {
+    FaultLayer::Paused paused;
+    ok(clFinish(ooo.q), "clFinish");
+  }
+  layer.disarm();
+  CHECK(violations() == "");
+}
+
+TEST_CASE("a failed marker at the end of a device access still lets the release wait for its commands",
+          "[fault_regression]") {
+#if defined(CL_VERSION_2_0)
+  Env& env = Env::get();
+  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) return;
+  FaultLayer& layer = FaultLayer::get();
+  OutOfOrderQueue ooo;
+  layer.reset();
+  Reports reports;
+  Gate gate;
+  Kernel fill("fill_u32");
+  std::thread opener;
+  {
+    MappedTensor<std::uint32_t, policy::Svm> t(env.context, ooo.q, {4096}, Intent::output, {policy::Svm::Grain::fine});
+    auto dev = t.device_access();
+    dev.bind(fill.k, 0);
+    {
+      FaultLayer::Paused paused;
+      fill.arg(1, cl_uint{4096});
+      fill.arg(2, cl_uint{1});
+      const std::size_t n = 4096;
+      ok(clEnqueueNDRangeKernel(ooo.q, fill.k, 1, nullptr, &n, nullptr, 1, &gate.event, nullptr),
+         "clEnqueueNDRangeKernel");  // no event handed back: clzero orders with a marker
+    }
+    layer.arm("clEnqueueMarkerWithWaitList", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+    CHECK_THROWS_AS(dev.end(), Error);
+    opener = open_later(gate);
+  }  // the release must still wait for the gated kernel
+  opener.join();
+  {
+    FaultLayer::Paused paused;
+    ok(clFinish(ooo.q), "clFinish");
+  }
+  layer.disarm();
+  REQUIRE(layer.fired() != nullptr);
+  INFO(violations());
+  CHECK_FALSE(any_violation_mentions("freed while a kernel that uses it has not completed"));
+#endif
+}
+
 TEST_CASE("CopyToPinned names clFlush when the flush before its last unmap fails", "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   layer.reset();

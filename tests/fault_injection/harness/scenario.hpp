@@ -98,7 +98,7 @@ struct KernelFailed {
 /// host checks every element (through the view, or for an input through a
 /// copy the kernel made). Throws clzero::Error from clzero's calls only.
 template <class Tensor>
-void inference(Tensor& t, scenario_detail::Kernels& k, std::uint32_t iter, Outcome& out) {
+void inference(Tensor& t, scenario_detail::Kernels& k, std::uint32_t iter, Outcome& out, bool record_events = true) {
   using scenario_detail::kElements;
   const clzero::Intent intent = t.intent();
   std::vector<std::uint32_t> expected(kElements);
@@ -126,12 +126,14 @@ void inference(Tensor& t, scenario_detail::Kernels& k, std::uint32_t iter, Outco
       }
       cl_event done = nullptr;
       const std::size_t global = kElements;
-      ok(clEnqueueNDRangeKernel(Env::get().queue, kernel.k, 1, nullptr, &global, nullptr, dev.wait_count(),
+      ok(clEnqueueNDRangeKernel(t.queue(), kernel.k, 1, nullptr, &global, nullptr, dev.wait_count(),
                                 dev.wait_list(), &done),
          "clEnqueueNDRangeKernel");
       kernel_event = clzero::EventHandle::adopt(done);
     }
-    dev.used_by(kernel_event.get());
+    // Without recorded events clzero orders the host's side after everything
+    // enqueued so far (a marker on an out-of-order queue).
+    if (record_events) dev.used_by(kernel_event.get());
     dev.end();
   }
   if (intent == clzero::Intent::inout)
@@ -142,7 +144,7 @@ void inference(Tensor& t, scenario_detail::Kernels& k, std::uint32_t iter, Outco
     const cl_event e = kernel_event.get();
     const cl_int status = clWaitForEvents(1, &e);
     if (status != CL_SUCCESS) throw KernelFailed{status};
-    ok(clEnqueueReadBuffer(Env::get().queue, k.check, CL_TRUE, 0, kElements * 4, seen.data(), 0, nullptr, nullptr),
+    ok(clEnqueueReadBuffer(t.queue(), k.check, CL_TRUE, 0, kElements * 4, seen.data(), 1, &e, nullptr),
        "clEnqueueReadBuffer");
   } else {
     auto view = t.read_view();
@@ -174,9 +176,11 @@ void expect_unusable(Tensor& t, Outcome& out) {
   if (t.intent() != clzero::Intent::output) must_be_unusable("write_view()", [&] { (void)t.write_view(); });
 }
 
-/// One tensor's life under `fault`; all checks of the fault matrix.
+/// One tensor's life under `fault`, on `queue`; all checks of the fault
+/// matrix. `record_events`: the engine hands its kernels' events to clzero.
 template <class Policy>
-Outcome run_scenario(const typename Policy::Options& options, clzero::Intent intent, const Fault& fault) {
+Outcome run_scenario(const typename Policy::Options& options, clzero::Intent intent, const Fault& fault,
+                     cl_command_queue queue = Env::get().queue, bool record_events = true) {
   using Tensor = clzero::MappedTensor<std::uint32_t, Policy>;
   Env& env = Env::get();
   FaultLayer& layer = FaultLayer::get();
@@ -184,7 +188,7 @@ Outcome run_scenario(const typename Policy::Options& options, clzero::Intent int
   scenario_detail::Kernels kernels;
   {
     FaultLayer::Paused paused;
-    ok(clFinish(env.queue), "clFinish");
+    ok(clFinish(queue), "clFinish");
   }
   layer.reset();
   scenario_detail::cleanup_reports().clear();
@@ -198,7 +202,7 @@ Outcome run_scenario(const typename Policy::Options& options, clzero::Intent int
   {
     Tensor* tensor = nullptr;
     try {
-      tensor = new Tensor(env.context, env.queue, {scenario_detail::kElements}, intent, options);
+      tensor = new Tensor(env.context, queue, {scenario_detail::kElements}, intent, options);
     } catch (const clzero::Error& e) {
       out.errors.push_back(scenario_detail::reported(e));
       out.after = Outcome::After::not_constructed;
@@ -206,7 +210,7 @@ Outcome run_scenario(const typename Policy::Options& options, clzero::Intent int
     if (tensor != nullptr) {
       bool threw = false;
       try {
-        for (std::uint32_t iter = 1; iter <= 3; ++iter) inference(*tensor, kernels, iter, out);
+        for (std::uint32_t iter = 1; iter <= 3; ++iter) inference(*tensor, kernels, iter, out, record_events);
       } catch (const clzero::Error& e) {
         out.errors.push_back(scenario_detail::reported(e));
         threw = true;
@@ -218,7 +222,7 @@ Outcome run_scenario(const typename Policy::Options& options, clzero::Intent int
       if (threw && tensor->usable()) {
         out.after = Outcome::After::usable;
         try {  // the fault fired once: the tensor must work again
-          for (std::uint32_t iter = 10; iter <= 11; ++iter) inference(*tensor, kernels, iter, out);
+          for (std::uint32_t iter = 10; iter <= 11; ++iter) inference(*tensor, kernels, iter, out, record_events);
         } catch (const clzero::Error& e) {
           out.problems.push_back(std::string("usable() is true but the next inference failed: ") + e.what());
         } catch (const KernelFailed& k) {
@@ -234,7 +238,7 @@ Outcome run_scenario(const typename Policy::Options& options, clzero::Intent int
   }
   {
     FaultLayer::Paused paused;
-    ok(clFinish(env.queue), "clFinish");
+    ok(clFinish(queue), "clFinish");
   }
   clzero::set_cleanup_error_handler(previous);
   for (const Reported& r : scenario_detail::cleanup_reports()) out.errors.push_back(r);
