@@ -13,8 +13,8 @@
 // call, so a failure never makes the application free memory a command uses.
 //
 // A command that "ends in error" is a user event the layer fails with the
-// code, handed back in place of the command (whose queue it then names as
-// none). Failures travel the way the spec's execution model says: a command
+// code once the commands it would have waited for have completed, handed
+// back in place of the command (its queue then reads as none). Failures travel the way the spec's execution model says: a command
 // whose wait list holds a failed event does not run, and a blocking call
 // then returns CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST. The layer applies
 // that rule itself for every failure visible at enqueue time, because PoCL
