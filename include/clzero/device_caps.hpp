@@ -56,7 +56,8 @@ struct DeviceCaps {
   /// queries a device does not know (SVM on OpenCL 1.2) just read as absent.
   static DeviceCaps query(cl_device_id device) {
     constexpr const char* doing = "querying the device's capabilities (DeviceCaps::query)";
-    if (device == nullptr) detail::raise_invalid(doing, "the cl_device_id is null");
+    if (device == nullptr)
+      detail::raise_invalid(doing, "the cl_device_id is null; pass a device from clGetDeviceIDs or the queue's");
     DeviceCaps c;
     c.device = device;
     auto info_string = [&](cl_device_info what) {

@@ -81,18 +81,25 @@ class EventList {
 
   /// Drops the events whose commands have finished, in success or in error:
   /// they order nothing any more, and a failed one must not fail every
-  /// command that would wait on it later.
-  void drop_finished() noexcept {
+  /// command that would wait on it later. Returns the status of the first
+  /// one that ended in error (CL_COMPLETE if none), for the caller to report.
+  cl_int drop_finished() noexcept {
     std::size_t kept = 0;
+    cl_int failed = CL_COMPLETE;
     for (cl_event e : events_) {
       cl_int status = CL_QUEUED;
       const bool finished = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
                                 CL_SUCCESS &&
                             status <= CL_COMPLETE;
-      if (finished) clReleaseEvent(e);
-      else events_[kept++] = e;
+      if (finished) {
+        if (status < 0 && failed == CL_COMPLETE) failed = status;
+        clReleaseEvent(e);
+      } else {
+        events_[kept++] = e;
+      }
     }
     events_.resize(kept);
+    return failed;
   }
 
   bool empty() const noexcept { return events_.empty(); }

@@ -75,9 +75,10 @@ class HostView {
   T& at(std::size_t i) const {
     if (i >= size())
       detail::raise(Error(ErrorKind::invalid_argument, "HostView::at",
-                          data_ == nullptr ? std::string("the view has ended")
+                          data_ == nullptr ? std::string("the view has ended; open a new one with read_view() or "
+                                                         "write_view()")
                                            : "index " + std::to_string(i) + " is past the end (" +
-                                                 std::to_string(size()) + " elements)"));
+                                                 std::to_string(size()) + " elements); check the index against size()"));
     return data_[i];
   }
 
@@ -88,16 +89,18 @@ class HostView {
     static_assert(sizeof...(Index) >= 1 && (std::is_integral<Index>::value && ...), "indices must be integers");
     if (sizeof...(Index) != shape_.rank() || data_ == nullptr)
       detail::raise(Error(ErrorKind::invalid_argument, "HostView::operator()",
-                          data_ == nullptr ? std::string("the view has ended")
+                          data_ == nullptr ? std::string("the view has ended; open a new one with read_view() or "
+                                                         "write_view()")
                                            : std::to_string(sizeof...(Index)) + " indices for a tensor of rank " +
-                                                 std::to_string(shape_.rank()) + " " + shape_.to_string()));
+                                                 std::to_string(shape_.rank()) + " " + shape_.to_string() +
+                                                 "; pass one index per axis"));
     const std::size_t idx[] = {static_cast<std::size_t>(index)...};
     std::size_t flat = 0;
     for (std::size_t a = 0; a < sizeof...(Index); ++a) {
       if (idx[a] >= shape_[a])
         detail::raise(Error(ErrorKind::invalid_argument, "HostView::operator()",
                             "index " + std::to_string(idx[a]) + " is out of range along axis " + std::to_string(a) +
-                                " of shape " + shape_.to_string()));
+                                " of shape " + shape_.to_string() + "; check each index against shape()"));
       flat = flat * shape_[a] + idx[a];
     }
     return data_[flat];

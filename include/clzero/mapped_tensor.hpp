@@ -41,7 +41,11 @@ class TensorCore final : public TensorState {
   // The policy unmaps, waits for its own events and frees. Events still held
   // here belong to a device access whose end failed: wait for them first,
   // so no command is left using memory that is about to go.
-  ~TensorCore() { wait_for_noexcept(used_by, q_.q(), "waiting for the commands of a device access whose end failed"); }
+  ~TensorCore() {
+    wait_for_noexcept(used_by, q_.q(), "waiting for the commands of a device access whose end failed");
+    wait_for_noexcept(handed_, q_.q(), "waiting for the commands clzero enqueued before the last kernels");
+    if (unordered_) wait_for_unknown_kernels();
+  }
 
   DeviceAccess begin_device_access(std::shared_ptr<TensorState> self, Access access) {
     constexpr const char* doing = "MappedTensor::device_access";
@@ -55,6 +59,8 @@ class TensorCore final : public TensorState {
     waits.clear();
     used_by.clear();
     policy_.to_device(access, host_wrote_, waits);
+    handed_.clear();
+    handed_.append(waits);
     host_wrote_ = false;
     device_open_ = true;
     return DeviceAccess(std::move(self), access);
@@ -63,10 +69,16 @@ class TensorCore final : public TensorState {
   void end_device_access(Access access) override {
     device_open_ = false;
     waits.clear();
+    // With events handed in, a failure of clzero's commands reaches the
+    // engine through them (its kernels' events end in error); without, the
+    // view checks clzero's commands itself (check_handed).
+    if (!used_by.empty()) handed_.clear();
+    unordered_ = used_by.empty();  // until the host's side is ordered after the kernels
     try_or_break([&] {
       order_after_used_by();
       policy_.to_host(access, used_by);
     });
+    unordered_ = false;
     used_by.clear();
   }
 
@@ -81,7 +93,8 @@ class TensorCore final : public TensorState {
          shape.elements() > (bytes_ - byte_offset) / sizeof(U)))
       raise_invalid(doing, "the region of shape " + shape.to_string() + " at byte offset " +
                                std::to_string(byte_offset) + " is misaligned or exceeds the tensor's " +
-                               std::to_string(bytes_) + " bytes");
+                               std::to_string(bytes_) +
+                               " bytes; choose an offset aligned to the element type and a region inside the tensor");
     if (write && !host_writes(intent_))
       raise_misuse(doing, "the tensor was made with Intent::output (the device writes, the host reads); use "
                           "read_view(), or make the tensor with Intent::inout");
@@ -97,6 +110,8 @@ class TensorCore final : public TensorState {
       // TensorRing) then runs while the host reads. clFlush never waits.
       check(clFlush(q_.q()), "clFlush", doing);
       host_ = policy_.host_pointer();
+      if (write) handed_.clear();  // the host overwrites the data: nothing stale is read
+      else check_handed(doing);
     }
     ++views_;
     return HostView<U>(std::move(self), reinterpret_cast<U*>(static_cast<unsigned char*>(host_) + byte_offset),
@@ -111,10 +126,10 @@ class TensorCore final : public TensorState {
   }
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset) override {
-    if (kernel == nullptr) raise_invalid("DeviceAccess::bind", "the cl_kernel is null");
+    if (kernel == nullptr) raise_invalid("DeviceAccess::bind", "the cl_kernel is null; pass a kernel from clCreateKernel");
     if (byte_offset >= bytes_)
       raise_invalid("DeviceAccess::bind", "byte offset " + std::to_string(byte_offset) + " is past the tensor's " +
-                                              std::to_string(bytes_) + " bytes");
+                                              std::to_string(bytes_) + " bytes; pass an offset inside the tensor");
     policy_.bind(kernel, index, byte_offset);
   }
   cl_mem buffer() const noexcept override { return policy_.buffer(); }
@@ -134,6 +149,66 @@ class TensorCore final : public TensorState {
     if (!broken_.empty())
       raise(Error(ErrorKind::unusable, doing,
                   "the tensor is unusable after an earlier failure (" + broken_ + "); destroy it and make a new one"));
+  }
+
+  // A device access ended with no events handed in and failed before clzero
+  // could order anything after its kernels: they may still run, on memory
+  // about to be freed. A marker stands for them; if none can be enqueued,
+  // clFinish is the last resort (the only time clzero calls it).
+  void wait_for_unknown_kernels() noexcept {
+    cl_event marker = nullptr;
+    if (clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker) == CL_SUCCESS) {
+      EventList m;
+      if (call_noexcept([&] { m.adopt(marker); }, "keeping a marker")) {
+        wait_for_noexcept(m, q_.q(), "waiting for the kernels of a device access whose end failed");
+        return;
+      }
+    }
+    const cl_int rc = clFinish(q_.q());
+    if (rc != CL_SUCCESS)
+      report_cleanup(Error("waiting for the kernels of a device access whose end failed", "clFinish", rc));
+  }
+
+  // The commands clzero enqueued before the last kernels (unmap, upload) are
+  // over once the host's side has completed. If one ended in error, the
+  // kernels that waited on it never ran, and a read view would show data they
+  // never wrote: without events handed in (allowed on an in-order queue, or
+  // ordered by a marker) nothing else would tell.
+  void check_handed(const char* doing) {
+    cl_int failed = CL_SUCCESS;
+    cl_command_type type = 0;
+    for (cl_event e : handed_) {
+      cl_int status = CL_COMPLETE;
+      if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) == CL_SUCCESS &&
+          status < 0 && failed == CL_SUCCESS) {
+        failed = status;
+        clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr);
+      }
+    }
+    handed_.clear();
+    if (failed == CL_SUCCESS) return;
+    policy_.end_host(false);  // no view is made: undo what opening it did
+    host_ = nullptr;
+    raise(Error(std::string(doing) + ": a command clzero enqueued before the kernels ended in error, so they did "
+                                     "not run and the data is not theirs; run the inference again",
+                command_name(type), failed));
+  }
+
+  static const char* command_name(cl_command_type type) noexcept {
+    switch (type) {
+      case CL_COMMAND_UNMAP_MEM_OBJECT: return "clEnqueueUnmapMemObject";
+      case CL_COMMAND_WRITE_BUFFER: return "clEnqueueWriteBuffer";
+      case CL_COMMAND_READ_BUFFER: return "clEnqueueReadBuffer";
+      case CL_COMMAND_MAP_BUFFER: return "clEnqueueMapBuffer";
+      case CL_COMMAND_FILL_BUFFER: return "clEnqueueFillBuffer";
+      case CL_COMMAND_MARKER: return "clEnqueueMarkerWithWaitList";
+#if defined(CL_VERSION_2_0)
+      case CL_COMMAND_SVM_UNMAP: return "clEnqueueSVMUnmap";
+      case CL_COMMAND_SVM_MAP: return "clEnqueueSVMMap";
+      case CL_COMMAND_SVM_MEMFILL: return "clEnqueueSVMMemFill";
+#endif
+      default: return "an OpenCL command";
+    }
   }
 
   // With no recorded events, the host's side is ordered after everything
@@ -182,6 +257,8 @@ class TensorCore final : public TensorState {
   Intent intent_;
   Policy policy_;
   void* host_ = nullptr;
+  EventList handed_;       // what the last device access's kernels waited on
+  bool unordered_ = false;  // a failed end left kernels clzero knows nothing of
   std::size_t views_ = 0;
   bool device_open_ = false;
   bool host_wrote_ = false;
@@ -226,7 +303,7 @@ class MappedTensor {
     detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
     if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
       detail::raise_invalid(doing, "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +
-                                       "-byte elements overflows std::size_t bytes");
+                                       "-byte elements overflows std::size_t bytes; split the tensor into smaller ones");
     const std::size_t bytes = shape.elements() * sizeof(T);
     if (bytes > q.max_alloc)
       detail::raise_invalid(doing, "shape " + shape.to_string() + " needs " + std::to_string(bytes) +

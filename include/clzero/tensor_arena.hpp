@@ -51,10 +51,12 @@ class ArenaAccess {
   void bind(std::size_t part, cl_kernel kernel, cl_uint index) const {
     if (part >= count_)
       detail::raise_invalid("ArenaAccess::bind",
-                            "part " + std::to_string(part) + " of an arena of " + std::to_string(count_) + " parts");
+                            "part " + std::to_string(part) + " of an arena of " + std::to_string(count_) +
+                                " parts; use an index below parts()");
     const cl_mem sub = subs_[part].get();
     if (sub != nullptr) {
-      if (kernel == nullptr) detail::raise_invalid("ArenaAccess::bind", "the cl_kernel is null");
+      if (kernel == nullptr)
+        detail::raise_invalid("ArenaAccess::bind", "the cl_kernel is null; pass a kernel from clCreateKernel");
       detail::check(clSetKernelArg(kernel, index, sizeof sub, &sub), "clSetKernelArg", "ArenaAccess::bind");
     } else {
       access_.bind(kernel, index, offsets_[part]);
@@ -139,15 +141,16 @@ class TensorArena {
   void check_part(std::size_t i, const char* doing) const {
     if (i >= parts_.size())
       detail::raise_invalid(doing, "part " + std::to_string(i) + " of an arena of " + std::to_string(parts_.size()) +
-                                       " parts");
+                                       " parts; use an index below parts()");
     if (sizeof(T) != parts_[i].element_size)
       detail::raise_invalid(doing, "part " + std::to_string(i) + " holds " + std::to_string(parts_[i].element_size) +
-                                       "-byte elements, not " + std::to_string(sizeof(T)) + "-byte ones");
+                                       "-byte elements, not " + std::to_string(sizeof(T)) +
+                                       "-byte ones; use an element type of that size");
   }
 
   static std::vector<std::size_t> layout(cl_command_queue queue, const std::vector<ArenaPart>& parts) {
     constexpr const char* doing = "TensorArena: laying out the parts";
-    if (parts.empty()) detail::raise_invalid(doing, "an arena needs at least one part");
+    if (parts.empty()) detail::raise_invalid(doing, "an arena needs at least one part; pass one ArenaPart per tensor");
     if (queue == nullptr) detail::raise_invalid(doing, "the cl_command_queue is null; pass the engine's queue");
     cl_device_id device = nullptr;
     detail::check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),

@@ -131,6 +131,16 @@ bool absorbed_rightly(const Outcome& o, const std::string& api) {
          (api == "clGetDeviceInfo" || api == "clGetPlatformInfo" || api == "clGetEventInfo");
 }
 
+// A marker clzero enqueued (an out-of-order queue without events) that ends
+// in error after the kernels have read an input orders only the host's next
+// write of that input: the commands it stood for are over either way, and no
+// data is read from the tensor, so there is nothing to report. With the
+// engine's events (test above) the same failure reaches the engine's kernels.
+bool marker_of_consumed_input(const Outcome& o, const std::string& api, const Injection& injection, Intent intent) {
+  return intent == Intent::input && api == "clEnqueueMarkerWithWaitList" && injection.mode == CLZERO_FAULT_ASYNC &&
+         o.problems.empty();
+}
+
 // The spec leaves a release of a mapped object unspecified (OpenCL 3.0
 // section 5.5.4), but when the unmap before the release fails there is
 // nothing better to do than report it and release: keeping the object would
@@ -187,8 +197,10 @@ void every_fault(const std::string& subject, const Run& run) {
         std::string outcome = to_string(o.after);
         std::vector<std::string> problems = o.problems;
         if (o.after == Outcome::After::unaffected) {
-          if (!absorbed_rightly(o, api)) problems.push_back("the fault never reached the application: no error was thrown or reported");
-          else outcome = "absorbed, data right";
+          if (absorbed_rightly(o, api)) outcome = "absorbed, data right";
+          else if (marker_of_consumed_input(o, api, injection, intent))
+            outcome = "absorbed: the input was consumed, nothing stale read";
+          else problems.push_back("the fault never reached the application: no error was thrown or reported");
         } else if (!names_the_fault(o, api, injection)) {
           problems.push_back("no error names " + api + " with " + error_name(injection.code));
         }

@@ -85,6 +85,8 @@ class CopyToPinned {
   }
 
   void to_device(Access /*access*/, bool host_wrote, EventList& waits) {
+    // Finished commands order nothing; one that failed (the engine's kernel)
+    // reached the engine through its own event and must not fail the next.
     device_busy_.drop_finished();
     // Kernels must not overtake the last download (it reads the device
     // buffer) nor the zero fill of a new tensor: on an out-of-order queue only

@@ -79,8 +79,15 @@ class MapPerInference {
 #else
     ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, pending_, nullptr, name);
 #endif
+    // A command the map waited on that ended in error, without the map
+    // failing with it, is reported here, once.
+    const cl_int failed = pending_.drop_finished();
     pending_.clear();
     unmapped_.clear();
+    if (failed != CL_COMPLETE) {
+      end_host(false);
+      detail::check(failed, "clWaitForEvents", name, "checking the commands the host's map waited for");
+    }
     return ptr_;
   }
 
