@@ -148,11 +148,10 @@ Result run(const Engine& e) {
       check(drc, "dense");
       in.used_by(dense_done);
       const std::size_t rows = kBatch;
-      check(clEnqueueNDRangeKernel(e.queue, k.softmax, 1, nullptr, &rows, nullptr, 1, &dense_done,
-                                   out.event_slot()),
+      check(clEnqueueNDRangeKernel(e.queue, k.softmax, 1, nullptr, &rows, nullptr, 1, &dense_done, out.event_slot()),
             "softmax");
       clReleaseEvent(dense_done);
-    }  // both tensors go back to the host, ordered after their kernels
+    }                             // both tensors go back to the host, ordered after their kernels
     auto y = output.read_view();  // blocks only until the softmax is visible
     const auto t1 = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
@@ -233,10 +232,12 @@ int main(int argc, char** argv) try {
     const bool ok = r.max_error >= 0 && r.max_error < 1e-5;
     all_ok = all_ok && ok;
     std::printf("%-52s %14.1f %12.2e  %s\n", r.policy.c_str(), r.us_per_inference, r.max_error,
-                ok ? "OK" : r.max_error < 0 ? "FAILED" : "WRONG");
+                ok                ? "OK"
+                : r.max_error < 0 ? "FAILED"
+                                  : "WRONG");
   }
-  std::printf("\n%s: every output of every inference %s the CPU reference (tolerance 1e-5)\n",
-              all_ok ? "PASS" : "FAIL", all_ok ? "matched" : "did NOT match");
+  std::printf("\n%s: every output of every inference %s the CPU reference (tolerance 1e-5)\n", all_ok ? "PASS" : "FAIL",
+              all_ok ? "matched" : "did NOT match");
 
   clReleaseMemObject(e.weights);
   clReleaseMemObject(e.bias);

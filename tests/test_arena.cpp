@@ -40,8 +40,8 @@ void arena_outputs_are_fresh(const typename Policy::Options& options) {
         ks[p]->arg(2, iter + static_cast<cl_uint>(p));
         std::size_t global = n;
         cl_event done = nullptr;
-        ok(clEnqueueNDRangeKernel(env.queue, ks[p]->k, 1, nullptr, &global, nullptr, dev.wait_count(),
-                                  dev.wait_list(), &done),
+        ok(clEnqueueNDRangeKernel(env.queue, ks[p]->k, 1, nullptr, &global, nullptr, dev.wait_count(), dev.wait_list(),
+                                  &done),
            "clEnqueueNDRangeKernel");
         dev.used_by(done);
         clReleaseEvent(done);
@@ -78,9 +78,8 @@ TEST_CASE("an arena's parts are fresh every inference with every policy", "[aren
 
 TEST_CASE("an arena's inputs reach the kernels every inference", "[arena]") {
   Env& env = Env::get();
-  TensorArena<policy::Persistent> arena(env.context, env.queue,
-                                        {ArenaPart::of<std::uint32_t>({300}), ArenaPart::of<std::uint32_t>({5})},
-                                        Intent::input);
+  TensorArena<policy::Persistent> arena(
+      env.context, env.queue, {ArenaPart::of<std::uint32_t>({300}), ArenaPart::of<std::uint32_t>({5})}, Intent::input);
   Kernel copy("copy_u32");
   const std::size_t counts[] = {300, 5};
   MemHandle seen[2];
@@ -131,6 +130,7 @@ TEST_CASE("an arena rejects wrong parts and types", "[arena]") {
   CHECK(error_of([&] { (void)arena.read_view<std::uint32_t>(3); }).find("part 3 of an arena of 3") !=
         std::string::npos);
   CHECK(error_of([&] { (void)arena.read_view<std::uint32_t>(1); }).find("1-byte elements") != std::string::npos);
-  CHECK(error_of([&] { TensorArena<policy::Persistent> a(env.context, env.queue, {}, Intent::output); })
-            .find("at least one part") != std::string::npos);
+  CHECK(error_of([&] {
+          TensorArena<policy::Persistent> a(env.context, env.queue, {}, Intent::output);
+        }).find("at least one part") != std::string::npos);
 }

@@ -90,8 +90,7 @@ TEST_CASE("Persistent over USE_HOST_PTR gives fresh data every inference", "[fre
   every_intent_every_size<policy::Persistent>({Allocation::use_host_ptr()});
 }
 
-TEST_CASE("Persistent over NVIDIA host-pinned memory gives fresh data, or says the device lacks it",
-          "[freshness]") {
+TEST_CASE("Persistent over NVIDIA host-pinned memory gives fresh data, or says the device lacks it", "[freshness]") {
   where_supported<policy::Persistent>({Allocation::nv_host_pinned()}, "cl_nv_create_buffer");
 }
 

@@ -68,9 +68,12 @@ TEST_CASE("use of a moved-from tensor is an error", "[misuse]") {
   for (auto* what : {"device_access", "read_view", "shape"}) {
     INFO(what);
     const Error e = error_of([&] {
-      if (std::string(what) == "device_access") (void)a.device_access();
-      else if (std::string(what) == "read_view") (void)a.read_view();
-      else (void)a.shape();
+      if (std::string(what) == "device_access")
+        (void)a.device_access();
+      else if (std::string(what) == "read_view")
+        (void)a.read_view();
+      else
+        (void)a.shape();
     });
     CHECK(e.kind() == ErrorKind::misuse);
     CHECK(mentions(e, "moved-from"));

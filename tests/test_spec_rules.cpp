@@ -24,8 +24,10 @@ void kernel_never_touches_mapped(const typename Policy::Options& options, Intent
   Kernel fill("fill_u32");
   for (cl_uint iter = 1; iter <= 3; ++iter) {
     {  // the host owns the tensor first, as in every inference
-      if (host_reads(intent)) (void)t.read_view();
-      else (void)t.write_view();
+      if (host_reads(intent))
+        (void)t.read_view();
+      else
+        (void)t.write_view();
     }
     auto dev = t.device_access(access);
     wait(dev.wait_count(), dev.wait_list());  // what the kernel will wait for
@@ -40,7 +42,8 @@ void kernel_never_touches_mapped(const typename Policy::Options& options, Intent
        "clEnqueueNDRangeKernel");
     // Profiling: the kernel started after every command it had to wait for ended.
     wait(1, &done);
-    for (cl_event w : dev.waits()) CHECK(profile(w, CL_PROFILING_COMMAND_END) <= profile(done, CL_PROFILING_COMMAND_START));
+    for (cl_event w : dev.waits())
+      CHECK(profile(w, CL_PROFILING_COMMAND_END) <= profile(done, CL_PROFILING_COMMAND_START));
     dev.used_by(done);
     clReleaseEvent(done);
   }

@@ -24,10 +24,14 @@ struct Args {
 
 std::string bytes_text(cl_ulong b) {
   char s[32];
-  if (b >= (cl_ulong{1} << 30)) std::snprintf(s, sizeof s, "%.1f GiB", double(b) / double(1u << 30));
-  else if (b >= (cl_ulong{1} << 20)) std::snprintf(s, sizeof s, "%.1f MiB", double(b) / double(1u << 20));
-  else if (b >= 1024) std::snprintf(s, sizeof s, "%.0f KiB", double(b) / 1024.0);
-  else std::snprintf(s, sizeof s, "%llu B", static_cast<unsigned long long>(b));
+  if (b >= (cl_ulong{1} << 30))
+    std::snprintf(s, sizeof s, "%.1f GiB", double(b) / double(1u << 30));
+  else if (b >= (cl_ulong{1} << 20))
+    std::snprintf(s, sizeof s, "%.1f MiB", double(b) / double(1u << 20));
+  else if (b >= 1024)
+    std::snprintf(s, sizeof s, "%.0f KiB", double(b) / 1024.0);
+  else
+    std::snprintf(s, sizeof s, "%llu B", static_cast<unsigned long long>(b));
   return s;
 }
 
@@ -76,19 +80,24 @@ void device_report(cl_device_id device, const Args& args) {
   const auto candidates = clzero::policy::available(c, clzero::Intent::output);
   std::vector<std::vector<clzero::Measurement>> results;
   for (std::size_t bytes : sizes)
-    results.push_back(clzero::measure(context.get(), device, bytes, clzero::Intent::output, candidates,
-                                      args.iterations));
-  std::printf("    measured per inference (a kernel writes the output, the host reads every element;\n"
-              "    median of at least %d rounds, policies taking turns; every element checked):\n", args.iterations);
+    results.push_back(
+        clzero::measure(context.get(), device, bytes, clzero::Intent::output, candidates, args.iterations));
+  std::printf(
+      "    measured per inference (a kernel writes the output, the host reads every element;\n"
+      "    median of at least %d rounds, policies taking turns; every element checked):\n",
+      args.iterations);
   std::printf("      %-34s %12s %12s %12s\n", "policy", "4 KiB", "1 MiB", "16 MiB");
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     std::printf("      %-34s", candidates[k].label().c_str());
     for (std::size_t s = 0; s < results.size(); ++s) {
       const clzero::Measurement& m = results[s][k];
       char cell[32];
-      if (!m.error.empty()) std::snprintf(cell, sizeof cell, "failed");
-      else if (!m.fresh) std::snprintf(cell, sizeof cell, "STALE");
-      else std::snprintf(cell, sizeof cell, "%.1f us", m.us_per_inference);
+      if (!m.error.empty())
+        std::snprintf(cell, sizeof cell, "failed");
+      else if (!m.fresh)
+        std::snprintf(cell, sizeof cell, "STALE");
+      else
+        std::snprintf(cell, sizeof cell, "%.1f us", m.us_per_inference);
       std::printf(" %12s", cell);
     }
     std::printf("\n");
@@ -105,8 +114,7 @@ void device_report(cl_device_id device, const Args& args) {
   clzero::QueueHandle q = clzero::QueueHandle::adopt(queue);
   std::printf("    Auto picks for an output of\n");
   for (std::size_t bytes : sizes) {
-    clzero::MappedTensor<std::uint8_t, clzero::policy::Auto> t(context.get(), q.get(), {bytes},
-                                                                clzero::Intent::output);
+    clzero::MappedTensor<std::uint8_t, clzero::policy::Auto> t(context.get(), q.get(), {bytes}, clzero::Intent::output);
     std::printf("      %-7s %s: %s\n", bytes_text(bytes).c_str(), t.policy().choice().label().c_str(),
                 t.policy().choice().reason.c_str());
   }
@@ -117,9 +125,12 @@ void device_report(cl_device_id device, const Args& args) {
 int main(int argc, char** argv) {
   Args args;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--no-measure")) args.measure = false;
-    else if (!std::strcmp(argv[i], "--platform") && i + 1 < argc) args.platform = argv[++i];
-    else if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) args.iterations = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--no-measure"))
+      args.measure = false;
+    else if (!std::strcmp(argv[i], "--platform") && i + 1 < argc)
+      args.platform = argv[++i];
+    else if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc)
+      args.iterations = std::atoi(argv[++i]);
     else {
       std::printf("usage: clzero-info [--no-measure] [--platform SUBSTRING] [--iterations N]\n");
       return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;

@@ -79,7 +79,8 @@ class DeviceAccess {
   /// waits for it. clzero retains its own reference; the caller keeps theirs.
   void used_by(cl_event event) {
     if (event == nullptr)
-      detail::raise_invalid("DeviceAccess::used_by", "the event is null; pass the event of the kernel that used the tensor");
+      detail::raise_invalid("DeviceAccess::used_by",
+                            "the event is null; pass the event of the kernel that used the tensor");
     state("used_by")->used_by.retain(event);
   }
 

@@ -22,20 +22,20 @@ struct DeviceCaps {
   std::string name, vendor, device_version, driver_version, platform_name, platform_version;
   unsigned opencl_major = 1, opencl_minor = 0;  ///< from CL_DEVICE_VERSION ("OpenCL 3.0 ...")
   cl_device_type type = 0;
-  cl_ulong max_mem_alloc_size = 0;      ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, the largest one buffer
-  cl_ulong global_mem_size = 0;         ///< CL_DEVICE_GLOBAL_MEM_SIZE
-  cl_uint mem_base_addr_align_bits = 0; ///< CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bits (sub-buffer offsets)
-  bool host_unified_memory = false;     ///< CL_DEVICE_HOST_UNIFIED_MEMORY: device and host share memory
-  bool out_of_order_queue = false;      ///< the device supports out-of-order host queues
-  bool svm_coarse_grain_buffer = false; ///< CL_DEVICE_SVM_CAPABILITIES bits (OpenCL 2.0+)
+  cl_ulong max_mem_alloc_size = 0;       ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, the largest one buffer
+  cl_ulong global_mem_size = 0;          ///< CL_DEVICE_GLOBAL_MEM_SIZE
+  cl_uint mem_base_addr_align_bits = 0;  ///< CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bits (sub-buffer offsets)
+  bool host_unified_memory = false;      ///< CL_DEVICE_HOST_UNIFIED_MEMORY: device and host share memory
+  bool out_of_order_queue = false;       ///< the device supports out-of-order host queues
+  bool svm_coarse_grain_buffer = false;  ///< CL_DEVICE_SVM_CAPABILITIES bits (OpenCL 2.0+)
   bool svm_fine_grain_buffer = false;
   bool svm_fine_grain_system = false;
   bool svm_atomics = false;
-  bool nv_create_buffer = false;        ///< cl_nv_create_buffer: host-located pinned buffers
-  bool arm_import_memory = false;       ///< cl_arm_import_memory (+ _host): import host memory
-  bool qcom_ext_host_ptr = false;       ///< cl_qcom_ext_host_ptr: ION / dma-buf host memory
-  bool intel_usm_host = false;          ///< cl_intel_unified_shared_memory with host allocations
-  std::string extensions;               ///< the device's and platform's extension strings
+  bool nv_create_buffer = false;   ///< cl_nv_create_buffer: host-located pinned buffers
+  bool arm_import_memory = false;  ///< cl_arm_import_memory (+ _host): import host memory
+  bool qcom_ext_host_ptr = false;  ///< cl_qcom_ext_host_ptr: ION / dma-buf host memory
+  bool intel_usm_host = false;     ///< cl_intel_unified_shared_memory with host allocations
+  std::string extensions;          ///< the device's and platform's extension strings
 
   bool is_cpu() const noexcept { return (type & CL_DEVICE_TYPE_CPU) != 0; }
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }

@@ -134,9 +134,7 @@ class Error : public std::runtime_error {
   /// A failure that is not an OpenCL error code: misuse, bad input, missing
   /// device support. `detail` says what went wrong and how to fix it.
   Error(ErrorKind kind, std::string doing, const std::string& detail)
-      : std::runtime_error(compose(doing, nullptr, CL_SUCCESS, detail)),
-        kind_(kind),
-        doing_(std::move(doing)) {}
+      : std::runtime_error(compose(doing, nullptr, CL_SUCCESS, detail)), kind_(kind), doing_(std::move(doing)) {}
 
   ErrorKind kind() const noexcept { return kind_; }
   /// The OpenCL call that failed, or "" when the error is not an OpenCL error.
@@ -149,8 +147,7 @@ class Error : public std::runtime_error {
   const std::string& doing() const noexcept { return doing_; }
 
  private:
-  static std::string compose(const std::string& doing, const char* api, cl_int code,
-                             const std::string& detail) {
+  static std::string compose(const std::string& doing, const char* api, cl_int code, const std::string& detail) {
     std::string m = "clzero: " + doing;
     if (api != nullptr) {
       m += ": ";

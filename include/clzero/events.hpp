@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cstddef>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -88,9 +88,9 @@ class EventList {
     cl_int failed = CL_COMPLETE;
     for (cl_event e : events_) {
       cl_int status = CL_QUEUED;
-      const bool finished = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
-                                CL_SUCCESS &&
-                            status <= CL_COMPLETE;
+      const bool finished =
+          clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) == CL_SUCCESS &&
+          status <= CL_COMPLETE;
       if (finished) {
         if (status < 0 && failed == CL_COMPLETE) failed = status;
         clReleaseEvent(e);

@@ -15,11 +15,11 @@ namespace detail {
 template <class T>
 struct HandleTraits;
 
-#define CLZERO_DETAIL_HANDLE_TRAITS(type, retain_fn, release_fn)               \
-  template <>                                                                   \
-  struct HandleTraits<type> {                                                   \
-    static cl_int retain(type h) noexcept { return retain_fn(h); }              \
-    static cl_int release(type h) noexcept { return release_fn(h); }            \
+#define CLZERO_DETAIL_HANDLE_TRAITS(type, retain_fn, release_fn)                 \
+  template <>                                                                    \
+  struct HandleTraits<type> {                                                    \
+    static cl_int retain(type h) noexcept { return retain_fn(h); }               \
+    static cl_int release(type h) noexcept { return release_fn(h); }             \
     static constexpr const char* retain_name() noexcept { return #retain_fn; }   \
     static constexpr const char* release_name() noexcept { return #release_fn; } \
   };

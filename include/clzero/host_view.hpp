@@ -75,10 +75,11 @@ class HostView {
   T& at(std::size_t i) const {
     if (i >= size())
       detail::raise(Error(ErrorKind::invalid_argument, "HostView::at",
-                          data_ == nullptr ? std::string("the view has ended; open a new one with read_view() or "
-                                                         "write_view()")
-                                           : "index " + std::to_string(i) + " is past the end (" +
-                                                 std::to_string(size()) + " elements); check the index against size()"));
+                          data_ == nullptr
+                              ? std::string("the view has ended; open a new one with read_view() or "
+                                            "write_view()")
+                              : "index " + std::to_string(i) + " is past the end (" + std::to_string(size()) +
+                                    " elements); check the index against size()"));
     return data_[i];
   }
 

@@ -88,34 +88,37 @@ class TensorCore final : public TensorState {
     const char* doing = write ? "MappedTensor::write_view" : "MappedTensor::read_view";
     usable(doing);
     const Shape& shape = region != nullptr ? *region : shape_;
-    if (region != nullptr &&
-        (byte_offset % alignof(U) != 0 || byte_offset > bytes_ ||
-         shape.elements() > (bytes_ - byte_offset) / sizeof(U)))
+    if (region != nullptr && (byte_offset % alignof(U) != 0 || byte_offset > bytes_ ||
+                              shape.elements() > (bytes_ - byte_offset) / sizeof(U)))
       raise_invalid(doing, "the region of shape " + shape.to_string() + " at byte offset " +
                                std::to_string(byte_offset) + " is misaligned or exceeds the tensor's " +
                                std::to_string(bytes_) +
                                " bytes; choose an offset aligned to the element type and a region inside the tensor");
     if (write && !host_writes(intent_))
-      raise_misuse(doing, "the tensor was made with Intent::output (the device writes, the host reads); use "
-                          "read_view(), or make the tensor with Intent::inout");
+      raise_misuse(doing,
+                   "the tensor was made with Intent::output (the device writes, the host reads); use "
+                   "read_view(), or make the tensor with Intent::inout");
     if (!write && !host_reads(intent_))
-      raise_misuse(doing, "the tensor was made with Intent::input, whose host contents are undefined until "
-                          "written (CL_MAP_WRITE_INVALIDATE_REGION); use write_view(), or Intent::inout");
+      raise_misuse(doing,
+                   "the tensor was made with Intent::input, whose host contents are undefined until "
+                   "written (CL_MAP_WRITE_INVALIDATE_REGION); use write_view(), or Intent::inout");
     if (device_open_)
-      raise_misuse(doing, "a device access is open; end it (DeviceAccess::end or its scope) before the host "
-                          "reads or writes the tensor");
+      raise_misuse(doing,
+                   "a device access is open; end it (DeviceAccess::end or its scope) before the host "
+                   "reads or writes the tensor");
     if (views_ == 0) {
       // Submit what is queued before the host starts waiting and reading:
       // work enqueued after this tensor's producer (the next inference of a
       // TensorRing) then runs while the host reads. clFlush never waits.
       check(clFlush(q_.q()), "clFlush", doing);
       host_ = policy_.host_pointer();
-      if (write) handed_.clear();  // the host overwrites the data: nothing stale is read
-      else check_handed(doing);
+      if (write)
+        handed_.clear();  // the host overwrites the data: nothing stale is read
+      else
+        check_handed(doing);
     }
     ++views_;
-    return HostView<U>(std::move(self), reinterpret_cast<U*>(static_cast<unsigned char*>(host_) + byte_offset),
-                       shape);
+    return HostView<U>(std::move(self), reinterpret_cast<U*>(static_cast<unsigned char*>(host_) + byte_offset), shape);
   }
 
   void end_view(bool wrote) noexcept override {
@@ -126,7 +129,8 @@ class TensorCore final : public TensorState {
   }
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset) override {
-    if (kernel == nullptr) raise_invalid("DeviceAccess::bind", "the cl_kernel is null; pass a kernel from clCreateKernel");
+    if (kernel == nullptr)
+      raise_invalid("DeviceAccess::bind", "the cl_kernel is null; pass a kernel from clCreateKernel");
     if (byte_offset >= bytes_)
       raise_invalid("DeviceAccess::bind", "byte offset " + std::to_string(byte_offset) + " is past the tensor's " +
                                               std::to_string(bytes_) + " bytes; pass an offset inside the tensor");
@@ -257,7 +261,7 @@ class TensorCore final : public TensorState {
   Intent intent_;
   Policy policy_;
   void* host_ = nullptr;
-  EventList handed_;       // what the last device access's kernels waited on
+  EventList handed_;        // what the last device access's kernels waited on
   bool unordered_ = false;  // a failed end left kernels clzero knows nothing of
   std::size_t views_ = 0;
   bool device_open_ = false;
@@ -302,8 +306,9 @@ class MappedTensor {
     constexpr const char* doing = "MappedTensor: constructing";
     detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
     if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
-      detail::raise_invalid(doing, "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +
-                                       "-byte elements overflows std::size_t bytes; split the tensor into smaller ones");
+      detail::raise_invalid(doing,
+                            "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +
+                                "-byte elements overflows std::size_t bytes; split the tensor into smaller ones");
     const std::size_t bytes = shape.elements() * sizeof(T);
     if (bytes > q.max_alloc)
       detail::raise_invalid(doing, "shape " + shape.to_string() + " needs " + std::to_string(bytes) +
@@ -381,8 +386,9 @@ class MappedTensor {
  private:
   Core* core(const char* what) const {
     if (!core_)
-      detail::raise_misuse(what, "use of an empty (moved-from or default-constructed) MappedTensor; it holds no "
-                                 "allocation: move a constructed tensor into it first");
+      detail::raise_misuse(what,
+                           "use of an empty (moved-from or default-constructed) MappedTensor; it holds no "
+                           "allocation: move a constructed tensor into it first");
     return core_.get();
   }
 

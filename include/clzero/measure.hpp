@@ -121,14 +121,13 @@ class TimedPolicy final : public Timed {
       check(clSetKernelArg(k, 1, sizeof count, &count), "clSetKernelArg", "measuring policies");
       check(clSetKernelArg(k, 2, sizeof iter, &iter), "clSetKernelArg", "measuring policies");
       std::size_t global = n_;
-      check(clEnqueueNDRangeKernel(rig_.queue.get(), k, 1, nullptr, &global, nullptr, dev.wait_count(),
-                                   dev.wait_list(), dev.event_slot()),
+      check(clEnqueueNDRangeKernel(rig_.queue.get(), k, 1, nullptr, &global, nullptr, dev.wait_count(), dev.wait_list(),
+                                   dev.event_slot()),
             "clEnqueueNDRangeKernel", "measuring policies");
     }
     auto view = tensor_.read_view();
     std::uint32_t wrong = 0;
-    for (std::size_t i = 0; i < view.size(); ++i)
-      wrong |= view[i] ^ measure_value(static_cast<std::uint32_t>(i), iter);
+    for (std::size_t i = 0; i < view.size(); ++i) wrong |= view[i] ^ measure_value(static_cast<std::uint32_t>(i), iter);
     return wrong == 0;
   }
 
@@ -145,8 +144,7 @@ inline std::unique_ptr<Timed> make_timed(MeasureRig& rig, cl_context context, st
     case policy::Choice::Kind::persistent:
       return std::unique_ptr<Timed>(new TimedPolicy<policy::Persistent>(rig, context, n, intent, {c.allocation}));
     case policy::Choice::Kind::map_per_inference:
-      return std::unique_ptr<Timed>(
-          new TimedPolicy<policy::MapPerInference>(rig, context, n, intent, {c.allocation}));
+      return std::unique_ptr<Timed>(new TimedPolicy<policy::MapPerInference>(rig, context, n, intent, {c.allocation}));
     case policy::Choice::Kind::copy_to_pinned:
       return std::unique_ptr<Timed>(new TimedPolicy<policy::CopyToPinned>(rig, context, n, intent, {}));
     case policy::Choice::Kind::unified_host:

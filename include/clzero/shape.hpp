@@ -58,12 +58,14 @@ class Shape {
     elements_ = 1;
     for (; first != last; ++first) {
       if (rank_ == max_rank)
-        detail::raise_invalid(doing, "rank above " + std::to_string(max_rank) +
-                                         " is not supported; flatten adjacent axes into one");
+        detail::raise_invalid(
+            doing, "rank above " + std::to_string(max_rank) + " is not supported; flatten adjacent axes into one");
       const auto extent = *first;
       if (extent <= 0)
-        detail::raise_invalid(doing, "extent " + std::to_string(rank_) + " is " + std::to_string(extent) +
-                                         "; a tensor needs at least one element along every axis; give every axis an extent of 1 or more");
+        detail::raise_invalid(
+            doing,
+            "extent " + std::to_string(rank_) + " is " + std::to_string(extent) +
+                "; a tensor needs at least one element along every axis; give every axis an extent of 1 or more");
       const auto e = static_cast<std::size_t>(extent);
       if (elements_ > std::numeric_limits<std::size_t>::max() / e)
         detail::raise_invalid(doing, "the element count overflows std::size_t at extent " + std::to_string(rank_) +

@@ -15,8 +15,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,9 +50,8 @@ class ArenaAccess {
   /// Binds part `part` as argument `index` of `kernel`.
   void bind(std::size_t part, cl_kernel kernel, cl_uint index) const {
     if (part >= count_)
-      detail::raise_invalid("ArenaAccess::bind",
-                            "part " + std::to_string(part) + " of an arena of " + std::to_string(count_) +
-                                " parts; use an index below parts()");
+      detail::raise_invalid("ArenaAccess::bind", "part " + std::to_string(part) + " of an arena of " +
+                                                     std::to_string(count_) + " parts; use an index below parts()");
     const cl_mem sub = subs_[part].get();
     if (sub != nullptr) {
       if (kernel == nullptr)

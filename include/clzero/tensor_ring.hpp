@@ -31,7 +31,9 @@ class TensorRing {
   /// `slots` tensors of `shape`, all allocated now (K >= 2 to overlap).
   TensorRing(cl_context context, cl_command_queue queue, const Shape& shape, Intent intent, std::size_t slots,
              const Options& options = Options{}) {
-    if (slots == 0) detail::raise_invalid("TensorRing: constructing", "a ring needs at least one slot; use 2 or more to overlap inferences");
+    if (slots == 0)
+      detail::raise_invalid("TensorRing: constructing",
+                            "a ring needs at least one slot; use 2 or more to overlap inferences");
     tensors_.reserve(slots);
     for (std::size_t i = 0; i < slots; ++i) tensors_.emplace_back(context, queue, shape, intent, options);
   }

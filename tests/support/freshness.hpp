@@ -33,8 +33,10 @@ struct Verdict {
 
 template <class T>
 T expected_value(std::uint32_t i, std::uint32_t iter) {
-  if constexpr (std::is_same<T, std::uint8_t>::value) return byte_value(i, iter);
-  else return value(i, iter);
+  if constexpr (std::is_same<T, std::uint8_t>::value)
+    return byte_value(i, iter);
+  else
+    return value(i, iter);
 }
 
 template <class T>
@@ -76,8 +78,8 @@ Verdict input_freshness(const typename Policy::Options& options, std::size_t ele
   clzero::MappedTensor<T, Policy> tensor(env.context, env.queue, {elements}, clzero::Intent::input, options);
   Kernel copy(kernel_name<T>("copy_u32", "copy_u8"));
   cl_int rc = CL_SUCCESS;
-  clzero::MemHandle check = clzero::MemHandle::adopt(
-      clCreateBuffer(env.context, CL_MEM_READ_WRITE, elements * sizeof(T), nullptr, &rc));
+  clzero::MemHandle check =
+      clzero::MemHandle::adopt(clCreateBuffer(env.context, CL_MEM_READ_WRITE, elements * sizeof(T), nullptr, &rc));
   ok(rc, "clCreateBuffer");
   const cl_uint n = static_cast<cl_uint>(elements);
   std::vector<T> seen(elements);
@@ -95,8 +97,7 @@ Verdict input_freshness(const typename Policy::Options& options, std::size_t ele
       copy.arg(2, n);
       launch(env.queue, copy.k, elements, dev);
     }
-    ok(clEnqueueReadBuffer(env.queue, check.get(), CL_TRUE, 0, elements * sizeof(T), seen.data(), 0, nullptr,
-                           nullptr),
+    ok(clEnqueueReadBuffer(env.queue, check.get(), CL_TRUE, 0, elements * sizeof(T), seen.data(), 0, nullptr, nullptr),
        "clEnqueueReadBuffer");
     for (std::size_t i = 0; i < elements; ++i)
       v.compare(iter, i, seen[i], expected_value<T>(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(iter)));

@@ -58,7 +58,8 @@ __kernel void update_u8(__global uchar* io, uint n, uint iter) {
 )CLC";
 
 inline void ok(cl_int rc, const char* what) {
-  if (rc != CL_SUCCESS) throw std::runtime_error(std::string("test setup: ") + what + " failed: " + clzero::error_name(rc));
+  if (rc != CL_SUCCESS)
+    throw std::runtime_error(std::string("test setup: ") + what + " failed: " + clzero::error_name(rc));
 }
 
 struct Env {
@@ -128,8 +129,8 @@ struct Env {
       throw std::runtime_error(std::string("test kernels failed to build:\n") + log);
     }
     caps = clzero::DeviceCaps::query(device);
-    std::fprintf(stderr, "clzero tests on: %s | %s | %s | driver %s\n", caps.platform_name.c_str(),
-                 caps.name.c_str(), caps.device_version.c_str(), caps.driver_version.c_str());
+    std::fprintf(stderr, "clzero tests on: %s | %s | %s | driver %s\n", caps.platform_name.c_str(), caps.name.c_str(),
+                 caps.device_version.c_str(), caps.driver_version.c_str());
   }
   ~Env() {
     clReleaseProgram(program);

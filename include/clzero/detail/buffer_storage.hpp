@@ -123,18 +123,20 @@ class BufferStorage {
   /// Zeroes the contents on the device (clEnqueueFillBuffer, byte pattern).
   void fill_zero(cl_command_queue q, cl_event* event, const char* who) {
     const cl_uchar zero = 0;
-    check(clEnqueueFillBuffer(q, mem_.get(), &zero, 1, 0, bytes_, 0, nullptr, event), "clEnqueueFillBuffer",
-          who, "zeroing the new tensor");
+    check(clEnqueueFillBuffer(q, mem_.get(), &zero, 1, 0, bytes_, 0, nullptr, event), "clEnqueueFillBuffer", who,
+          "zeroing the new tensor");
   }
 
   /// Sets the buffer as argument `index` of `kernel` (clSetKernelArg). A
   /// buffer binds whole: a part of it needs a sub-buffer (TensorArena).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* who) const {
     if (offset != 0)
-      raise_invalid(who, "a cl_mem buffer is bound whole; bind a part of it through a sub-buffer (TensorArena "
-                         "makes them)");
+      raise_invalid(who,
+                    "a cl_mem buffer is bound whole; bind a part of it through a sub-buffer (TensorArena "
+                    "makes them)");
     const cl_mem m = mem_.get();
-    check(clSetKernelArg(kernel, index, sizeof m, &m), "clSetKernelArg", who, "binding the tensor as a kernel argument");
+    check(clSetKernelArg(kernel, index, sizeof m, &m), "clSetKernelArg", who,
+          "binding the tensor as a kernel argument");
   }
 
   /// Buffers stay alive until the commands that use them finish (the runtime
@@ -193,8 +195,8 @@ class BufferStorage {
   [[noreturn]] static void unsupported(const DeviceCaps& caps, const char* what, const char* vendor,
                                        const char* doing) {
     raise(Error(ErrorKind::unsupported, doing,
-                std::string("device \"") + caps.name + "\" (" + caps.platform_name + ") does not offer " + what +
-                    " (" + vendor + " only); use Allocation::alloc_host_ptr() or policy::Auto"));
+                std::string("device \"") + caps.name + "\" (" + caps.platform_name + ") does not offer " + what + " (" +
+                    vendor + " only); use Allocation::alloc_host_ptr() or policy::Auto"));
   }
 
   MemHandle mem_;

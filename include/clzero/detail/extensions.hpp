@@ -27,8 +27,7 @@ constexpr cl_bitfield kMemLocationHostNv = 1u << 0;
 constexpr cl_bitfield kMemPinnedNv = 1u << 1;
 
 // cl_arm_import_memory: clImportMemoryARM(context, flags, properties, memory, size, errcode_ret).
-using ImportMemoryArmFn = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, const std::intptr_t*, void*, size_t,
-                                               cl_int*);
+using ImportMemoryArmFn = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, const std::intptr_t*, void*, size_t, cl_int*);
 constexpr std::intptr_t kImportTypeArm = 0x40B2;
 constexpr std::intptr_t kImportTypeHostArm = 0x40B3;
 

@@ -39,14 +39,14 @@ struct QueueContext {
     QueueContext q;
     q.context = ContextHandle::retain(context);
     q.queue = QueueHandle::retain(queue);
-    check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof q.device, &q.device, nullptr),
-          "clGetCommandQueueInfo", doing);
+    check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof q.device, &q.device, nullptr), "clGetCommandQueueInfo",
+          doing);
     cl_command_queue_properties props = 0;
-    check(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
-          "clGetCommandQueueInfo", doing);
+    check(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr), "clGetCommandQueueInfo",
+          doing);
     q.out_of_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
-    check(clGetDeviceInfo(q.device, CL_DEVICE_PLATFORM, sizeof q.platform, &q.platform, nullptr),
-          "clGetDeviceInfo", doing);
+    check(clGetDeviceInfo(q.device, CL_DEVICE_PLATFORM, sizeof q.platform, &q.platform, nullptr), "clGetDeviceInfo",
+          doing);
     check(clGetDeviceInfo(q.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof q.max_alloc, &q.max_alloc, nullptr),
           "clGetDeviceInfo", doing);
     cl_device_type type = 0;

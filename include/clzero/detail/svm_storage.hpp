@@ -46,8 +46,8 @@ class SvmStorage {
   /// clEnqueueSVMMap: coarse-grained SVM follows the buffer map rules.
   void* map(cl_command_queue q, cl_map_flags flags, cl_bool blocking, const EventList& waits, cl_event* event,
             const char* who) {
-    check(clEnqueueSVMMap(q, blocking, flags, ptr_, bytes_, waits.count(), waits.data(), event), "clEnqueueSVMMap",
-          who, "mapping the tensor for the host");
+    check(clEnqueueSVMMap(q, blocking, flags, ptr_, bytes_, waits.count(), waits.data(), event), "clEnqueueSVMMap", who,
+          "mapping the tensor for the host");
     return ptr_;
   }
 
@@ -58,7 +58,8 @@ class SvmStorage {
 
   void fill_zero(cl_command_queue q, cl_event* event, const char* who) {
     const cl_uchar zero = 0;
-    check(clEnqueueSVMMemFill(q, ptr_, &zero, 1, bytes_, 0, nullptr, event), "clEnqueueSVMMemFill", who, "zeroing the new tensor");
+    check(clEnqueueSVMMemFill(q, ptr_, &zero, 1, bytes_, 0, nullptr, event), "clEnqueueSVMMemFill", who,
+          "zeroing the new tensor");
   }
 
   /// Fine-grained memory may be written by the host while no command uses it.
@@ -67,7 +68,8 @@ class SvmStorage {
   /// clSetKernelArgSVMPointer: the kernel argument is the SVM pointer itself.
   /// Any address inside the allocation may be passed (OpenCL 3.0 section 5.9.2).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* who) const {
-    check(clSetKernelArgSVMPointer(kernel, index, static_cast<char*>(ptr_) + offset), "clSetKernelArgSVMPointer", who, "binding the tensor as a kernel argument");
+    check(clSetKernelArgSVMPointer(kernel, index, static_cast<char*>(ptr_) + offset), "clSetKernelArgSVMPointer", who,
+          "binding the tensor as a kernel argument");
   }
 
   /// clSVMFree does not wait for commands that use the memory (OpenCL 3.0

@@ -57,7 +57,8 @@ class UsmHostStorage {
 
   /// clSetKernelArgMemPointerINTEL: the kernel argument is the host pointer.
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* who) const {
-    check(set_arg_(kernel, index, static_cast<char*>(ptr_) + offset), "clSetKernelArgMemPointerINTEL", who, "binding the tensor as a kernel argument");
+    check(set_arg_(kernel, index, static_cast<char*>(ptr_) + offset), "clSetKernelArgMemPointerINTEL", who,
+          "binding the tensor as a kernel argument");
   }
 
   static constexpr bool needs_idle_before_free = true;

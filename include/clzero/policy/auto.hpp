@@ -57,8 +57,12 @@ class Auto {
       case Choice::Kind::map_per_inference:
         impl_.template emplace<MapPerInference>(q, bytes, intent, MapPerInference::Options{choice_.allocation});
         break;
-      case Choice::Kind::copy_to_pinned: impl_.template emplace<CopyToPinned>(q, bytes, intent, CopyToPinned::Options{}); break;
-      case Choice::Kind::unified_host: impl_.template emplace<UnifiedHost>(q, bytes, intent, UnifiedHost::Options{}); break;
+      case Choice::Kind::copy_to_pinned:
+        impl_.template emplace<CopyToPinned>(q, bytes, intent, CopyToPinned::Options{});
+        break;
+      case Choice::Kind::unified_host:
+        impl_.template emplace<UnifiedHost>(q, bytes, intent, UnifiedHost::Options{});
+        break;
       case Choice::Kind::svm:
 #if defined(CL_VERSION_2_0)
         impl_.template emplace<Svm>(q, bytes, intent,
@@ -133,10 +137,10 @@ class Auto {
   static std::vector<Choice> measurement_candidates(const DeviceCaps& caps, Intent intent) {
     std::vector<Choice> all = available(caps, intent), picked;
     for (const Choice& c : all) {
-      const bool host_path = c.kind == Choice::Kind::copy_to_pinned || c.kind == Choice::Kind::unified_host ||
-                             (c.kind == Choice::Kind::svm && c.svm_fine) ||
-                             (c.kind == Choice::Kind::persistent &&
-                              c.allocation.kind() == Allocation::Kind::nv_host_pinned);
+      const bool host_path =
+          c.kind == Choice::Kind::copy_to_pinned || c.kind == Choice::Kind::unified_host ||
+          (c.kind == Choice::Kind::svm && c.svm_fine) ||
+          (c.kind == Choice::Kind::persistent && c.allocation.kind() == Allocation::Kind::nv_host_pinned);
       if (picked.empty() || host_path) picked.push_back(c);  // available() puts the rule's choice first
     }
     return picked;
@@ -161,15 +165,17 @@ class Auto {
     // Large tensors are measured at 16 MiB: the ranking is settled by then
     // (host reads and bus copies scale alike) and the measurement stays short.
     const std::size_t measured = std::min<std::size_t>(bytes, std::size_t{16} << 20);
-    const std::vector<Measurement> results = clzero::measure(q.ctx(), q.device, measured, intent,
-                                                             measurement_candidates(caps, intent));
+    const std::vector<Measurement> results =
+        clzero::measure(q.ctx(), q.device, measured, intent, measurement_candidates(caps, intent));
     const Measurement* best = nullptr;
     std::string table;
     for (const Measurement& m : results) {
       if (!table.empty()) table += ", ";
       table += m.choice.label() + " ";
-      if (!m.error.empty()) table += "failed";
-      else if (!m.fresh) table += "STALE";
+      if (!m.error.empty())
+        table += "failed";
+      else if (!m.fresh)
+        table += "STALE";
       else {
         char us[32];
         std::snprintf(us, sizeof us, "%.1f us", m.us_per_inference);

@@ -79,34 +79,39 @@ inline Choice choose(const DeviceCaps& caps, Intent intent) {
     if (caps.svm_fine_grain_buffer) {
       c.kind = Choice::Kind::svm;
       c.svm_fine = true;
-      c.reason = "the device shares memory with the host and has fine-grained buffer SVM: no map and no copy, "
-                 "the kernel's event is the only synchronisation";
+      c.reason =
+          "the device shares memory with the host and has fine-grained buffer SVM: no map and no copy, "
+          "the kernel's event is the only synchronisation";
       return c;
     }
 #endif
     if (caps.intel_usm_host) {
       c.kind = Choice::Kind::unified_host;
-      c.reason = "the device shares memory with the host and offers Intel USM host allocations: no map and no "
-                 "copy, the kernel's event is the only synchronisation";
+      c.reason =
+          "the device shares memory with the host and offers Intel USM host allocations: no map and no "
+          "copy, the kernel's event is the only synchronisation";
       return c;
     }
     c.kind = Choice::Kind::persistent;
     c.allocation = Allocation::alloc_host_ptr();
-    c.reason = "the device shares memory with the host (CL_DEVICE_HOST_UNIFIED_MEMORY), so a map hands back a "
-               "pointer without copying; Persistent keeps it mapped at rest";
+    c.reason =
+        "the device shares memory with the host (CL_DEVICE_HOST_UNIFIED_MEMORY), so a map hands back a "
+        "pointer without copying; Persistent keeps it mapped at rest";
     return c;
   }
   if (intent == Intent::input) {
     c.kind = Choice::Kind::copy_to_pinned;
-    c.reason = "discrete GPU and an input tensor: kernels may read it many times, so it belongs in device memory; "
-               "CopyToPinned uploads it once per inference from pinned staging, without blocking";
+    c.reason =
+        "discrete GPU and an input tensor: kernels may read it many times, so it belongs in device memory; "
+        "CopyToPinned uploads it once per inference from pinned staging, without blocking";
     return c;
   }
   if (caps.nv_create_buffer) {
     c.kind = Choice::Kind::persistent;
     c.allocation = Allocation::nv_host_pinned();
-    c.reason = "discrete GPU with cl_nv_create_buffer: kernels write straight into pinned host memory (the OpenCL "
-               "counterpart of cudaHostAllocMapped), so no copy follows the kernel";
+    c.reason =
+        "discrete GPU with cl_nv_create_buffer: kernels write straight into pinned host memory (the OpenCL "
+        "counterpart of cudaHostAllocMapped), so no copy follows the kernel";
     return c;
   }
 #if defined(CL_VERSION_2_0)
@@ -119,16 +124,17 @@ inline Choice choose(const DeviceCaps& caps, Intent intent) {
 #endif
   if (caps.intel_usm_host) {
     c.kind = Choice::Kind::unified_host;
-    c.reason = "discrete GPU with cl_intel_unified_shared_memory host allocations: the device writes host memory "
-               "directly, no map is needed";
+    c.reason =
+        "discrete GPU with cl_intel_unified_shared_memory host allocations: the device writes host memory "
+        "directly, no map is needed";
     return c;
   }
   c.kind = Choice::Kind::copy_to_pinned;
-  c.reason = "discrete GPU without a zero-copy host path: a map of CL_MEM_ALLOC_HOST_PTR would be a DMA copy "
-             "anyway, and an asynchronous copy into pinned staging is the cheapest correct way";
+  c.reason =
+      "discrete GPU without a zero-copy host path: a map of CL_MEM_ALLOC_HOST_PTR would be a DMA copy "
+      "anyway, and an asynchronous copy into pinned staging is the cheapest correct way";
   return c;
 }
-
 
 /// Every policy and allocation the device can run, the rule's choice first.
 /// Vendor allocations whose extension is absent are left out; so are the

@@ -95,8 +95,8 @@ class MapPerInference {
     cl_event unmapped = nullptr;
     const cl_int rc = storage_.unmap(q_.q(), ptr_, EventList{}, &unmapped);
     if (rc != CL_SUCCESS) {
-      detail::report_cleanup(Error("MapPerInference: unmapping the tensor after a host view", "clEnqueueUnmapMemObject",
-                                   rc));
+      detail::report_cleanup(
+          Error("MapPerInference: unmapping the tensor after a host view", "clEnqueueUnmapMemObject", rc));
       return false;
     }
     ptr_ = nullptr;

@@ -166,9 +166,7 @@ class MappedAtRest {
   bool needs_events() const noexcept { return wait_for_producers_; }
 
   /// Whether a host view would open without blocking.
-  bool host_ready() const {
-    return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete()));
-  }
+  bool host_ready() const { return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete())); }
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }
   cl_mem buffer() const noexcept { return storage_.mem(); }
@@ -198,8 +196,8 @@ class MappedAtRest {
         cl_event unmapped = nullptr;
         const cl_int rc = storage_.unmap(q_.q(), ptr_, ready_, &unmapped);
         if (rc != CL_SUCCESS) {
-          report_cleanup(Error(std::string(who_) + ": unmapping the tensor before releasing it",
-                               Storage::unmap_api(), rc));
+          report_cleanup(
+              Error(std::string(who_) + ": unmapping the tensor before releasing it", Storage::unmap_api(), rc));
         } else {
           EventList done;
           if (call_noexcept([&] { done.adopt(unmapped); }, "keeping the unmap of a tensor being released"))
@@ -256,9 +254,7 @@ class Persistent : public detail::MappedAtRest<detail::BufferStorage> {
   // elements, 0 of 60 once the host also waited for the kernel's event
   // (tools/device/nv_quirks.cpp, docs/drivers.md). ALLOC_HOST_PTR and
   // USE_HOST_PTR buffers on the same driver are not affected.
-  static bool map_completes_early(const Allocation& a) noexcept {
-    return a.kind() == Allocation::Kind::nv_host_pinned;
-  }
+  static bool map_completes_early(const Allocation& a) noexcept { return a.kind() == Allocation::Kind::nv_host_pinned; }
 
   Allocation allocation_;
 };
