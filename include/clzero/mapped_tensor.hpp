@@ -157,20 +157,24 @@ class TensorCore final : public TensorState {
 
   // A device access ended with no events handed in and failed before clzero
   // could order anything after its kernels: they may still run, on memory
-  // about to be freed. A marker stands for them; if none can be enqueued,
-  // clFinish is the last resort (the only time clzero calls it).
+  // about to be freed. A marker (else a barrier) stands for them. If neither
+  // can be enqueued, memory the runtime would not keep alive for them (SVM)
+  // is left allocated rather than freed under them: clzero never drains the
+  // engine's queue with clFinish.
   void wait_for_unknown_kernels() noexcept {
+    constexpr const char* doing = "waiting for the kernels of a device access whose end failed";
     cl_event marker = nullptr;
-    if (clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker) == CL_SUCCESS) {
+    cl_int rc = clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker);
+    if (rc != CL_SUCCESS) rc = clEnqueueBarrierWithWaitList(q_.q(), 0, nullptr, &marker);
+    if (rc == CL_SUCCESS) {
       EventList m;
-      if (call_noexcept([&] { m.adopt(marker); }, "keeping a marker")) {
-        wait_for_noexcept(m, q_.q(), "waiting for the kernels of a device access whose end failed");
-        return;
-      }
+      if (call_noexcept([&] { m.adopt(marker); }, doing) && wait_for_noexcept(m, q_.q(), doing)) return;
     }
-    const cl_int rc = clFinish(q_.q());
-    if (rc != CL_SUCCESS)
-      report_cleanup(Error("waiting for the kernels of a device access whose end failed", "clFinish", rc));
+    report_cleanup(Error(ErrorKind::opencl, doing,
+                         "no marker or barrier could be enqueued after the kernels; the tensor's " +
+                             std::to_string(bytes_) + " bytes stay allocated if they are SVM, so that no kernel "
+                             "writes freed memory"));
+    policy_.keep_memory();
   }
 
   // The commands clzero enqueued before the last kernels (unmap, upload) are

@@ -100,6 +100,8 @@ class BufferStorage {
     create_plain(q, flags, doing);
   }
 
+  void keep_memory() noexcept {}  // the runtime keeps a buffer until its commands finish
+
   cl_mem mem() const noexcept { return mem_.get(); }
   void* svm_pointer() const noexcept { return nullptr; }
   std::size_t bytes() const noexcept { return bytes_; }

@@ -51,6 +51,7 @@ class Coherent {
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
   /// The events are the only thing a host view waits on.
   bool needs_events() const noexcept { return true; }
+  void keep_memory() noexcept { storage_.keep_memory(); }
   bool host_ready() const { return in_flight_.complete(); }
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }

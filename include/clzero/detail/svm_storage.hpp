@@ -39,6 +39,10 @@ class SvmStorage {
     if (ptr_ != nullptr) clSVMFree(context_.get(), ptr_);
   }
 
+  /// Never frees the memory: for a release that cannot know whether commands
+  /// still use it (clSVMFree does not wait for them).
+  void keep_memory() noexcept { ptr_ = nullptr; }
+
   cl_mem mem() const noexcept { return nullptr; }
   void* svm_pointer() const noexcept { return ptr_; }
   std::size_t bytes() const noexcept { return bytes_; }

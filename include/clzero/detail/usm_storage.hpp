@@ -48,6 +48,8 @@ class UsmHostStorage {
     if (rc != CL_SUCCESS) report_cleanup(Error("freeing a UnifiedHost tensor", "clMemBlockingFreeINTEL", rc));
   }
 
+  void keep_memory() noexcept {}  // clMemBlockingFreeINTEL waits for the commands itself
+
   cl_mem mem() const noexcept { return nullptr; }
   void* svm_pointer() const noexcept { return ptr_; }
   std::size_t bytes() const noexcept { return bytes_; }

@@ -113,6 +113,9 @@ class Auto {
   bool end_host(bool wrote) noexcept {
     return visit([&](auto& p) noexcept { return p.end_host(wrote); });
   }
+  void keep_memory() noexcept {
+    visit([&](auto& p) noexcept { p.keep_memory(); });
+  }
   bool needs_events() const noexcept {
     return visit([&](const auto& p) noexcept { return p.needs_events(); });
   }

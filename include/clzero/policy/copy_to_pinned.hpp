@@ -134,6 +134,7 @@ class CopyToPinned {
 
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
   bool needs_events() const noexcept { return false; }  // the copies follow the queue's order
+  void keep_memory() noexcept {}                         // buffers outlive their commands
   bool host_ready() const { return downloaded_.complete() && uploaded_.complete(); }
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { device_.bind(kernel, index, offset, name); }

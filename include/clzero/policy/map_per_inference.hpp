@@ -109,6 +109,7 @@ class MapPerInference {
 
   bool host_ready() const { return pending_.complete(); }
   bool needs_events() const noexcept { return false; }  // the blocking map follows the queue's order
+  void keep_memory() noexcept {}                         // buffers outlive their commands
 
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, name); }
   cl_mem buffer() const noexcept { return storage_.mem(); }

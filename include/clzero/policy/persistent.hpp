@@ -164,6 +164,8 @@ class MappedAtRest {
   /// Whether the host's side waits on the events of the device access
   /// itself, so that they must exist even on an in-order queue.
   bool needs_events() const noexcept { return wait_for_producers_; }
+  /// The release leaves memory that commands may still use allocated.
+  void keep_memory() noexcept { storage_.keep_memory(); }
 
   /// Whether a host view would open without blocking.
   bool host_ready() const { return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete())); }

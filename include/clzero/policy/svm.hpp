@@ -59,6 +59,7 @@ class Svm {
   bool end_host(bool wrote) noexcept { return fine_ ? fine_->end_host(wrote) : coarse_->end_host(wrote); }
   bool host_ready() const { return fine_ ? fine_->host_ready() : coarse_->host_ready(); }
   bool needs_events() const noexcept { return fine_ ? fine_->needs_events() : coarse_->needs_events(); }
+  void keep_memory() noexcept { fine_ ? fine_->keep_memory() : coarse_->keep_memory(); }
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const {
     fine_ ? fine_->bind(kernel, index, offset) : coarse_->bind(kernel, index, offset);
   }
