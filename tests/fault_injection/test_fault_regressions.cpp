@@ -302,6 +302,61 @@ TEST_CASE("a failed marker at the end of a device access still lets the release 
 #endif
 }
 
+// Two device accesses without a host view between them, on an out-of-order
+// queue whose engine passes dev.wait_list() but hands no events back: the
+// second kernel must not overtake the first, which is held by a gate. The
+// poll only avoids a deadlock when clzero orders them correctly; the verdict
+// is the data.
+TEST_CASE("a device access orders its kernels after the tensor's previous ones (fine SVM, out-of-order queue)",
+          "[fault_regression]") {
+#if defined(CL_VERSION_2_0)
+  Env& env = Env::get();
+  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) return;
+  OutOfOrderQueue ooo;
+  Kernel first("fill_u32"), second("fill_u32");
+  Gate gate;
+  const cl_uint n = 4096;
+  MappedTensor<std::uint32_t, policy::Svm> t(env.context, ooo.q, {n}, Intent::output, {policy::Svm::Grain::fine});
+  const std::size_t global = n;
+  {
+    auto dev = t.device_access();
+    dev.bind(first.k, 0);
+    first.arg(1, n);
+    first.arg(2, cl_uint{1});
+    std::vector<cl_event> waits(dev.waits().begin(), dev.waits().end());
+    waits.push_back(gate.event);
+    ok(clEnqueueNDRangeKernel(ooo.q, first.k, 1, nullptr, &global, nullptr, static_cast<cl_uint>(waits.size()),
+                              waits.data(), nullptr),
+       "clEnqueueNDRangeKernel");
+  }
+  cl_event second_done = nullptr;
+  {
+    auto dev = t.device_access();
+    dev.bind(second.k, 0);
+    second.arg(1, n);
+    second.arg(2, cl_uint{2});
+    ok(clEnqueueNDRangeKernel(ooo.q, second.k, 1, nullptr, &global, nullptr, dev.wait_count(), dev.wait_list(),
+                              &second_done),
+       "clEnqueueNDRangeKernel");
+  }
+  ok(clFlush(ooo.q), "clFlush");
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  cl_int status = CL_QUEUED;
+  while (std::chrono::steady_clock::now() < until) {
+    ok(clGetEventInfo(second_done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr), "status");
+    if (status <= CL_COMPLETE) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  INFO("the second kernel " << (status <= CL_COMPLETE ? "ran before the first" : "waited for the first"));
+  gate.open();
+  clReleaseEvent(second_done);
+  auto view = t.read_view();
+  std::size_t wrong = 0;
+  for (std::uint32_t i = 0; i < n; ++i) wrong += view[i] != value(i, 2);
+  CHECK(wrong == 0);
+#endif
+}
+
 TEST_CASE("CopyToPinned names clFlush when the flush before its last unmap fails", "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   layer.reset();
