@@ -58,9 +58,7 @@ class TensorCore final : public TensorState {
                               "section 5.5.4): end every HostView before handing the tensor to the device");
     waits.clear();
     used_by.clear();
-    policy_.to_device(access, host_wrote_, waits);
-    handed_.clear();
-    handed_.append(waits);
+    policy_.to_device(access, host_wrote_, waits);  // nothing below can fail: the tensor is the device's now
     host_wrote_ = false;
     device_open_ = true;
     return DeviceAccess(std::move(self), access);
@@ -68,7 +66,8 @@ class TensorCore final : public TensorState {
 
   void end_device_access(Access access) override {
     device_open_ = false;
-    waits.clear();
+    handed_.clear();
+    handed_.swap(waits);  // kept (no retain needed) until the next view checks them
     // With events handed in, a failure of clzero's commands reaches the
     // engine through them (its kernels' events end in error); without, the
     // view checks clzero's commands itself (check_handed).

@@ -36,7 +36,10 @@ class Coherent {
   Coherent& operator=(const Coherent&) = delete;
   ~Coherent() { wait_for_noexcept(in_flight_, q_.q(), "waiting for the kernels that use a tensor being released"); }
 
-  void to_device(Access /*access*/, bool /*host_wrote*/, EventList& /*waits*/) {}
+  /// Nothing to unmap; the kernels wait for the previous access's commands
+  /// (its kernels, or the marker that stands for them), which on an
+  /// out-of-order queue nothing else orders them after.
+  void to_device(Access /*access*/, bool /*host_wrote*/, EventList& waits) { waits.append(in_flight_); }
 
   void to_host(Access /*access*/, EventList& used_by) {
     in_flight_.clear();

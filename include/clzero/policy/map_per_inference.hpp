@@ -67,27 +67,12 @@ class MapPerInference {
   }
 
   void* host_pointer() {
-#if CLZERO_DETAIL_HAS_EXCEPTIONS
-    try {
-      ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, pending_, nullptr, name);
-    } catch (const Error&) {
-      // A command the map waited on ended in error: those commands are over,
-      // so the next inference must not inherit them.
-      if (detail::all_finished(pending_)) pending_.clear();
-      throw;
-    }
-#else
-    ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, pending_, nullptr, name);
-#endif
-    // A command the map waited on that ended in error, without the map
-    // failing with it, is reported here, once.
-    const cl_int failed = pending_.drop_finished();
-    pending_.clear();
+    // Wait for the commands the map depends on first, then map with an empty
+    // wait list: PoCL 3.1 never returns from a blocking map whose wait list
+    // holds an event that ended in error. A failure is reported here, once.
+    detail::wait_for(pending_, q_.spin, "MapPerInference: waiting for the commands that produced the tensor");
+    ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, EventList{}, nullptr, name);
     unmapped_.clear();
-    if (failed != CL_COMPLETE) {
-      end_host(false);
-      detail::check(failed, "clWaitForEvents", name, "checking the commands the host's map waited for");
-    }
     return ptr_;
   }
 
