@@ -11,6 +11,7 @@ namespace clzero {
 /// a map costs (docs/policies.md has the measurements).
 class Allocation {
  public:
+  /// Which cl_mem stands behind the tensor; the factories below make each.
   enum class Kind {
     /// clCreateBuffer(CL_MEM_ALLOC_HOST_PTR): the driver allocates host-
     /// accessible memory. Zero copy on integrated GPUs and CPUs; on discrete
@@ -34,10 +35,15 @@ class Allocation {
     qcom_ext_host_ptr,
   };
 
+  /// Allocation::alloc_host_ptr(), the one kind every device offers.
   constexpr Allocation() noexcept = default;
+  /// Kind::alloc_host_ptr: clCreateBuffer with CL_MEM_ALLOC_HOST_PTR.
   static constexpr Allocation alloc_host_ptr() noexcept { return Allocation(Kind::alloc_host_ptr); }
+  /// Kind::use_host_ptr: clCreateBuffer with CL_MEM_USE_HOST_PTR over memory the tensor owns.
   static constexpr Allocation use_host_ptr() noexcept { return Allocation(Kind::use_host_ptr); }
+  /// Kind::nv_host_pinned: pinned host memory through cl_nv_create_buffer (NVIDIA).
   static constexpr Allocation nv_host_pinned() noexcept { return Allocation(Kind::nv_host_pinned); }
+  /// Kind::arm_import_host: host memory imported with cl_arm_import_memory (Arm Mali).
   static constexpr Allocation arm_import_host() noexcept { return Allocation(Kind::arm_import_host); }
   /// `descriptor` points at the engine's cl_mem_ext_host_ptr-derived struct.
   static constexpr Allocation qcom_ext_host_ptr(void* descriptor) noexcept {
@@ -46,9 +52,12 @@ class Allocation {
     return a;
   }
 
+  /// Which kind this is.
   constexpr Kind kind() const noexcept { return kind_; }
+  /// The descriptor given to qcom_ext_host_ptr(), or null for every other kind.
   constexpr void* qcom_descriptor() const noexcept { return qcom_descriptor_; }
 
+  /// The kind's name ("alloc_host_ptr", ...), for messages and Choice::label().
   constexpr const char* name() const noexcept {
     switch (kind_) {
       case Kind::alloc_host_ptr: return "alloc_host_ptr";

@@ -30,10 +30,14 @@ namespace clzero {
 /// after the unmap and the host's map after the kernels.
 class DeviceAccess {
  public:
+  /// Not copyable: one access hands the tensor over once, and ends once.
   DeviceAccess(const DeviceAccess&) = delete;
+  /// Not copyable, as above.
   DeviceAccess& operator=(const DeviceAccess&) = delete;
+  /// Moves the open access; `other` is left ended (open() is false).
   DeviceAccess(DeviceAccess&& other) noexcept
       : state_(std::move(other.state_)), access_(other.access_), slot_(std::exchange(other.slot_, nullptr)) {}
+  /// Not move-assignable: replacing an open access would have to end it, which can fail.
   DeviceAccess& operator=(DeviceAccess&&) = delete;
 
   /// Ends the access if end() was not called; a failure goes to the cleanup
@@ -60,7 +64,10 @@ class DeviceAccess {
   /// The events the kernels must wait on before touching the tensor (the
   /// unmap or upload clzero enqueued). Pass them as the enqueue's wait list.
   cl_uint wait_count() const { return state("wait_count")->waits.count(); }
+  /// The wait list for wait_count(); null when there is nothing to wait for, as the
+  /// clEnqueue* calls require (CL_INVALID_EVENT_WAIT_LIST otherwise).
   const cl_event* wait_list() const { return state("wait_list")->waits.data(); }
+  /// The same events as an EventList, e.g. to merge into the engine's own list.
   const EventList& waits() const { return state("waits")->waits; }
 
   /// For libraries whose calls take no wait list (CLBlast, clBLAS): enqueues
@@ -104,7 +111,9 @@ class DeviceAccess {
     s->end_device_access(access_);
   }
 
+  /// What the kernels of this access were declared to do.
   Access access() const noexcept { return access_; }
+  /// Whether the access is still open: not ended and not moved from.
   bool open() const noexcept { return static_cast<bool>(state_); }
 
   /// Made by MappedTensor only.

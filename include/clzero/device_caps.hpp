@@ -17,10 +17,28 @@ namespace clzero {
 /// A snapshot of one device's properties that matter for zero copy. Built by
 /// DeviceCaps::query (clGetDeviceInfo / clGetPlatformInfo); plain data after that.
 struct DeviceCaps {
+  /// The device queried.
   cl_device_id device = nullptr;
+  /// Its platform (CL_DEVICE_PLATFORM).
   cl_platform_id platform = nullptr;
+  /// CL_DEVICE_NAME, for messages and logs.
   std::string name, vendor, device_version, driver_version, platform_name, platform_version;
+  /// \var vendor
+  /// CL_DEVICE_VENDOR.
+  /// \var device_version
+  /// CL_DEVICE_VERSION ("OpenCL 3.0 ..."), which opencl_major and opencl_minor come from.
+  /// \var driver_version
+  /// CL_DRIVER_VERSION, for messages and bug reports.
+  /// \var platform_name
+  /// The platform's CL_PLATFORM_NAME.
+  /// \var platform_version
+  /// The platform's CL_PLATFORM_VERSION.
+
   unsigned opencl_major = 1, opencl_minor = 0;  ///< from CL_DEVICE_VERSION ("OpenCL 3.0 ...")
+  /// \var opencl_major
+  /// The major OpenCL version, from CL_DEVICE_VERSION ("OpenCL 3.0 ..."); SVM needs 2 or more.
+
+  /// CL_DEVICE_TYPE bits; see is_cpu() and is_gpu().
   cl_device_type type = 0;
   cl_ulong max_mem_alloc_size = 0;       ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, the largest one buffer
   cl_ulong global_mem_size = 0;          ///< CL_DEVICE_GLOBAL_MEM_SIZE
@@ -28,8 +46,11 @@ struct DeviceCaps {
   bool host_unified_memory = false;      ///< CL_DEVICE_HOST_UNIFIED_MEMORY: device and host share memory
   bool out_of_order_queue = false;       ///< the device supports out-of-order host queues
   bool svm_coarse_grain_buffer = false;  ///< CL_DEVICE_SVM_CAPABILITIES bits (OpenCL 2.0+)
+  /// CL_DEVICE_SVM_FINE_GRAIN_BUFFER: buffers shared without maps (policy::Svm's fine grain).
   bool svm_fine_grain_buffer = false;
+  /// CL_DEVICE_SVM_FINE_GRAIN_SYSTEM: any host allocation is shared (not used by clzero).
   bool svm_fine_grain_system = false;
+  /// CL_DEVICE_SVM_ATOMICS: atomics visible across host and device (not used by clzero).
   bool svm_atomics = false;
   bool nv_create_buffer = false;   ///< cl_nv_create_buffer: host-located pinned buffers
   bool arm_import_memory = false;  ///< cl_arm_import_memory (+ _host): import host memory
@@ -37,11 +58,14 @@ struct DeviceCaps {
   bool intel_usm_host = false;     ///< cl_intel_unified_shared_memory with host allocations
   std::string extensions;          ///< the device's and platform's extension strings
 
+  /// A CPU device: host views never spin on its events, its kernels need the cores.
   bool is_cpu() const noexcept { return (type & CL_DEVICE_TYPE_CPU) != 0; }
+  /// A GPU device (integrated or discrete; host_unified_memory tells which).
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
+  /// Whether any buffer SVM (coarse- or fine-grained) is offered, so policy::Svm can run.
   bool svm_any() const noexcept { return svm_coarse_grain_buffer || svm_fine_grain_buffer; }
 
-  /// Whether `name` appears as a whole word in the device's or platform's extensions.
+  /// Whether `ext` appears as a whole word in the device's or platform's extensions.
   bool has_extension(const char* ext) const noexcept {
     const std::size_t n = std::strlen(ext);
     for (std::size_t pos = extensions.find(ext); pos != std::string::npos; pos = extensions.find(ext, pos + 1)) {

@@ -20,6 +20,8 @@
 #endif
 
 #if !CLZERO_DETAIL_HAS_EXCEPTIONS && !defined(CLZERO_NO_EXCEPTIONS)
+/// Defined where exceptions are off (-fno-exceptions), or by the user: every error then goes
+/// to set_error_handler()'s handler, then std::abort().
 #define CLZERO_NO_EXCEPTIONS 1
 #endif
 
@@ -136,6 +138,7 @@ class Error : public std::runtime_error {
   Error(ErrorKind kind, std::string doing, const std::string& detail)
       : std::runtime_error(compose(doing, nullptr, CL_SUCCESS, detail)), kind_(kind), doing_(std::move(doing)) {}
 
+  /// What kind of failure this is; ErrorKind::opencl when api() names a call.
   ErrorKind kind() const noexcept { return kind_; }
   /// The OpenCL call that failed, or "" when the error is not an OpenCL error.
   const char* api() const noexcept { return api_; }

@@ -21,9 +21,13 @@ namespace clzero {
 /// so a list reused every inference stops allocating after the first one.
 class EventList {
  public:
+  /// An empty list.
   EventList() = default;
+  /// Retains a reference of its own to each of `other`'s events (clRetainEvent).
   EventList(const EventList& other) { append(other); }
+  /// Takes over `other`'s references, leaving it empty; no OpenCL call.
   EventList(EventList&& other) noexcept : events_(std::move(other.events_)) { other.events_.clear(); }
+  /// Retains `other`'s events, then releases its own: on failure the list is unchanged.
   EventList& operator=(const EventList& other) {
     if (this != &other) {
       EventList copy(other);
@@ -31,6 +35,7 @@ class EventList {
     }
     return *this;
   }
+  /// Releases its own events and takes over `other`'s.
   EventList& operator=(EventList&& other) noexcept {
     if (this != &other) {
       clear();
@@ -38,6 +43,7 @@ class EventList {
     }
     return *this;
   }
+  /// Releases every event (clReleaseEvent); failures go to the cleanup handler.
   ~EventList() { clear(); }
 
   /// Adds an event the caller keeps owning: clzero retains its own reference.
@@ -77,6 +83,7 @@ class EventList {
     events_.clear();
   }
 
+  /// Exchanges the events of two lists; no OpenCL call, never allocates.
   void swap(EventList& other) noexcept { events_.swap(other.events_); }
 
   /// Drops the events whose commands have finished, in success or in error:
@@ -102,13 +109,20 @@ class EventList {
     return failed;
   }
 
+  /// Whether the list holds no event.
   bool empty() const noexcept { return events_.empty(); }
+  /// The number of events.
   std::size_t size() const noexcept { return events_.size(); }
   /// The count and pointer to pass as an enqueue call's wait list.
   cl_uint count() const noexcept { return static_cast<cl_uint>(events_.size()); }
+  /// The wait list for count(); null when empty, because every clEnqueue* call
+  /// rejects a non-null list of zero events (CL_INVALID_EVENT_WAIT_LIST).
   const cl_event* data() const noexcept { return events_.empty() ? nullptr : events_.data(); }
+  /// Event `i`, still owned by the list. Unchecked.
   cl_event operator[](std::size_t i) const noexcept { return events_[i]; }
+  /// The events as a range, still owned by the list.
   const cl_event* begin() const noexcept { return events_.data(); }
+  /// The end of the events' range.
   const cl_event* end() const noexcept { return events_.data() + events_.size(); }
 
   /// Whether every event has completed (CL_COMPLETE or an error status).

@@ -40,6 +40,7 @@ class Handle {
   using Traits = detail::HandleTraits<T>;
 
  public:
+  /// Holds nothing: get() is null.
   Handle() noexcept = default;
 
   /// Takes over a reference the caller already owns (what clCreate* returned).
@@ -55,14 +56,18 @@ class Handle {
     return adopt(raw);
   }
 
+  /// Adds a reference of its own (clRetain*); throws clzero::Error if that fails.
   Handle(const Handle& other) : raw_(other.raw_) {
     if (raw_ != nullptr) detail::check(Traits::retain(raw_), Traits::retain_name(), "copying a clzero::Handle");
   }
+  /// Takes over `other`'s reference, leaving it null; no OpenCL call.
   Handle(Handle&& other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
+  /// Copy or move assignment by swap: the old reference is released with `other`.
   Handle& operator=(Handle other) noexcept {
     std::swap(raw_, other.raw_);
     return *this;
   }
+  /// Releases the reference (clRelease*); a failure goes to the cleanup handler.
   ~Handle() { reset(); }
 
   /// Drops this reference now.
@@ -75,18 +80,26 @@ class Handle {
   /// Gives the reference to the caller, who must release it.
   T detach() noexcept { return std::exchange(raw_, nullptr); }
 
+  /// The raw handle, still owned by this Handle (null if it holds nothing).
   T get() const noexcept { return raw_; }
+  /// Whether it holds an object.
   explicit operator bool() const noexcept { return raw_ != nullptr; }
 
  private:
   T raw_ = nullptr;
 };
 
+/// A cl_mem reference (clRetainMemObject / clReleaseMemObject).
 using MemHandle = Handle<cl_mem>;
+/// A cl_event reference (clRetainEvent / clReleaseEvent).
 using EventHandle = Handle<cl_event>;
+/// A cl_command_queue reference (clRetainCommandQueue / clReleaseCommandQueue).
 using QueueHandle = Handle<cl_command_queue>;
+/// A cl_context reference (clRetainContext / clReleaseContext).
 using ContextHandle = Handle<cl_context>;
+/// A cl_kernel reference (clRetainKernel / clReleaseKernel).
 using KernelHandle = Handle<cl_kernel>;
+/// A cl_program reference (clRetainProgram / clReleaseProgram).
 using ProgramHandle = Handle<cl_program>;
 
 }  // namespace clzero

@@ -28,18 +28,29 @@ namespace clzero {
 template <class T>
 class HostView {
  public:
+  /// The element type, const for a read view (as std::span names it).
   using element_type = T;
+  /// The element type without const.
   using value_type = std::remove_cv_t<T>;
+  /// The type of sizes and indices.
   using size_type = std::size_t;
+  /// A pointer to an element.
   using pointer = T*;
+  /// A reference to an element.
   using reference = T&;
+  /// A contiguous iterator: a plain pointer.
   using iterator = T*;
 
+  /// An empty view (data() is null) that holds no tensor, to be moved into later.
   HostView() noexcept = default;
+  /// Not copyable: each view counts once while the tensor is host-owned.
   HostView(const HostView&) = delete;
+  /// Not copyable, as above.
   HostView& operator=(const HostView&) = delete;
+  /// Moves the view; `other` is left empty and no longer counts.
   HostView(HostView&& other) noexcept
       : state_(std::move(other.state_)), data_(std::exchange(other.data_, nullptr)), shape_(other.shape_) {}
+  /// Ends this view (reset()), then takes over `other`.
   HostView& operator=(HostView&& other) noexcept {
     if (this != &other) {
       reset();
@@ -49,6 +60,7 @@ class HostView {
     }
     return *this;
   }
+  /// Ends the view (reset()); never throws.
   ~HostView() { reset(); }
 
   /// Ends the view now; data() is null afterwards.
@@ -58,14 +70,22 @@ class HostView {
     std::exchange(state_, nullptr)->end_view(!std::is_const<T>::value);
   }
 
+  /// The first element, or null once the view has ended.
   T* data() const noexcept { return data_; }
+  /// The number of elements (shape().elements()), 0 once the view has ended.
   std::size_t size() const noexcept { return data_ != nullptr ? shape_.elements() : 0; }
+  /// size() * sizeof(T).
   std::size_t size_bytes() const noexcept { return size() * sizeof(T); }
+  /// Whether size() is 0, which only an ended or empty view is (every Shape has an element).
   bool empty() const noexcept { return size() == 0; }
+  /// The shape of the tensor, or of the region, the view covers.
   const Shape& shape() const noexcept { return shape_; }
+  /// Whether the view is live (not ended, not moved from).
   explicit operator bool() const noexcept { return data_ != nullptr; }
 
+  /// The first element, for range-for and algorithms.
   T* begin() const noexcept { return data_; }
+  /// One past the last element.
   T* end() const noexcept { return data_ + size(); }
 
   /// Element `i` of the flat, row-major storage. Unchecked, like std::span.
@@ -113,6 +133,7 @@ class HostView {
   /// a temporary view converts too (it lives to the end of the expression,
   /// e.g. `consume(tensor.read_view())`), which the range constructor refuses.
   std::span<T> span() const noexcept { return std::span<T>(data_, size()); }
+  /// The conversion a temporary view needs (see span()).
   operator std::span<T>() const&& noexcept { return span(); }
 #endif
 

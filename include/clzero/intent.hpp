@@ -31,16 +31,21 @@ constexpr Access default_access(Intent intent) noexcept {
   return intent == Intent::output ? Access::write : intent == Intent::input ? Access::read : Access::read_write;
 }
 
+/// The intent's name ("output", "input", "inout"), for messages.
 constexpr const char* to_string(Intent intent) noexcept {
   return intent == Intent::output ? "output" : intent == Intent::input ? "input" : "inout";
 }
 
+/// The access's name ("read", "write", "read_write"), for messages.
 constexpr const char* to_string(Access access) noexcept {
   return access == Access::read ? "read" : access == Access::write ? "write" : "read_write";
 }
 
+/// Whether the host reads the tensor (read_view() allowed): output and inout.
 constexpr bool host_reads(Intent intent) noexcept { return intent != Intent::input; }
+/// Whether the host writes the tensor (write_view() allowed): input and inout.
 constexpr bool host_writes(Intent intent) noexcept { return intent != Intent::output; }
+/// Whether kernels write the tensor: then a mapping for reading cannot stay (see Access).
 constexpr bool device_writes(Access access) noexcept { return access != Access::read; }
 
 }  // namespace clzero

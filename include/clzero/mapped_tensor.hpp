@@ -295,8 +295,11 @@ class MappedTensor {
   using Core = detail::TensorCore<Policy>;
 
  public:
+  /// The element type.
   using value_type = T;
+  /// The policy that moves the tensor between host and device.
   using policy_type = Policy;
+  /// The policy's options, given to the constructor.
   using Options = typename Policy::Options;
 
   /// Allocates the tensor on `queue`'s device. `context` must be the queue's
@@ -328,18 +331,24 @@ class MappedTensor {
   /// engines that allocate later (e.g. on resize) and move a tensor in.
   MappedTensor() noexcept = default;
 
+  /// Not copyable: a copy would need a second allocation, and a tensor allocates only when built.
   MappedTensor(const MappedTensor&) = delete;
+  /// Not copyable, as above.
   MappedTensor& operator=(const MappedTensor&) = delete;
   /// Moving is always safe, even with live views or an open device access:
   /// they hold the tensor's state, not the MappedTensor object.
   MappedTensor(MappedTensor&&) noexcept = default;
+  /// The old allocation is released once its last view or access has ended.
   MappedTensor& operator=(MappedTensor&&) noexcept = default;
+  /// Releases the allocation once no view or access holds its state; never throws.
   ~MappedTensor() = default;
 
   /// Hands the tensor to the device for kernels that `access` it (default:
   /// what the intent implies: output -> write, input -> read, inout ->
   /// read_write). Throws if a host view is alive or an access is open.
   DeviceAccess device_access() { return device_access(default_access(core("device_access")->intent())); }
+  /// The same with the access named: Access::read lets a mapping for reading stay
+  /// mapped while the kernels run (see Access).
   DeviceAccess device_access(Access access) {
     Core* c = core("device_access");
     return c->begin_device_access(core_, access);
@@ -362,6 +371,7 @@ class MappedTensor {
     return core("read_view_as")->template begin_view<const U>(core_, false, byte_offset, &region);
   }
   template <class U>
+  /// The writable counterpart of read_view_as().
   HostView<U> write_view_as(std::size_t byte_offset, const Shape& region) {
     static_assert(std::is_trivially_copyable<U>::value, "U must be trivially copyable");
     return core("write_view_as")->template begin_view<U>(core_, true, byte_offset, &region);
@@ -370,16 +380,22 @@ class MappedTensor {
   /// Whether a view would open without blocking (never blocks itself).
   bool host_ready() const { return core("host_ready")->host_ready(); }
 
+  /// The shape given at construction.
   const Shape& shape() const { return core("shape")->shape(); }
+  /// The number of elements.
   std::size_t size() const { return shape().elements(); }
+  /// The allocation's size: size() * sizeof(T).
   std::size_t bytes() const { return core("bytes")->bytes(); }
+  /// The intent given at construction.
   Intent intent() const { return core("intent")->intent(); }
   /// The policy object: e.g. policy().describe(), or Auto's choice().
   const Policy& policy() const { return core("policy")->policy(); }
   /// The cl_mem behind the tensor (null for SVM / USM policies). For
   /// interop; kernels should get it through DeviceAccess.
   cl_mem buffer() const { return core("buffer")->buffer(); }
+  /// The context the tensor retains (the queue's).
   cl_context context() const { return core("context")->queue_context().ctx(); }
+  /// The queue the tensor retains; clzero enqueues its maps, unmaps and copies there.
   cl_command_queue queue() const { return core("queue")->queue_context().q(); }
   /// False after a failure left the tensor unusable; every call then throws.
   bool usable() const noexcept { return core_ && core_->is_usable(); }

@@ -36,6 +36,7 @@ namespace clzero {
 
 /// One candidate's result.
 struct Measurement {
+  /// The candidate measured.
   policy::Choice choice;
   double us_per_inference = 0;  ///< median over the timed inferences
   bool fresh = false;           ///< every element of every inference was right

@@ -16,8 +16,11 @@ namespace clzero {
 /// NCHW layouts). Rank 1 to Shape::max_rank; every extent at least 1.
 class Shape {
  public:
+  /// The highest rank a Shape holds inline (no heap); flatten adjacent axes for more.
   static constexpr std::size_t max_rank = 8;
 
+  /// Shape{2, 3, 224, 224}. Throws clzero::Error (ErrorKind::invalid_argument) for no
+  /// extent, more than max_rank, an extent below 1 or an element count that overflows.
   Shape(std::initializer_list<std::size_t> extents) { assign(extents.begin(), extents.end()); }
 
   /// From any range of extents, e.g. a std::vector<std::size_t> or int64_t dims.
@@ -26,9 +29,13 @@ class Shape {
     assign(first, last);
   }
 
+  /// The number of axes, 1 to max_rank.
   std::size_t rank() const noexcept { return rank_; }
+  /// The extent along `axis`, outermost first. Unchecked.
   std::size_t operator[](std::size_t axis) const noexcept { return extents_[axis]; }
+  /// The extents as a range, outermost first.
   const std::size_t* begin() const noexcept { return extents_.data(); }
+  /// The end of the extents' range.
   const std::size_t* end() const noexcept { return extents_.data() + rank_; }
 
   /// The number of elements: the product of the extents, checked for overflow
@@ -42,12 +49,14 @@ class Shape {
     return s + "]";
   }
 
+  /// Equal when the ranks and every extent match.
   friend bool operator==(const Shape& a, const Shape& b) noexcept {
     if (a.rank_ != b.rank_) return false;
     for (std::size_t i = 0; i < a.rank_; ++i)
       if (a.extents_[i] != b.extents_[i]) return false;
     return true;
   }
+  /// Not equal: a rank or an extent differs.
   friend bool operator!=(const Shape& a, const Shape& b) noexcept { return !(a == b); }
 
  private:

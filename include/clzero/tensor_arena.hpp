@@ -32,15 +32,20 @@ namespace clzero {
 
 /// One tensor of an arena: its element type's size and alignment, and shape.
 struct ArenaPart {
+  /// sizeof the part's element type.
   std::size_t element_size;
+  /// alignof the element type: the part's offset is a multiple of it.
   std::size_t element_align;
+  /// The part's shape.
   Shape shape;
 
   template <class T>
+  /// A part of `shape` elements of type T (trivially copyable).
   static ArenaPart of(const Shape& shape) {
     static_assert(std::is_trivially_copyable<T>::value, "arena parts hold trivially copyable elements");
     return ArenaPart{sizeof(T), alignof(T), shape};
   }
+  /// The part's size in bytes.
   std::size_t bytes() const noexcept { return element_size * shape.elements(); }
 };
 
@@ -64,10 +69,15 @@ class ArenaAccess {
 
   /// The whole arena's access: wait_list(), event_slot(), used_by(), end().
   DeviceAccess& access() noexcept { return access_; }
+  /// As DeviceAccess::wait_count(), for the whole arena.
   cl_uint wait_count() const { return access_.wait_count(); }
+  /// As DeviceAccess::wait_list().
   const cl_event* wait_list() const { return access_.wait_list(); }
+  /// As DeviceAccess::event_slot().
   cl_event* event_slot() { return access_.event_slot(); }
+  /// As DeviceAccess::used_by().
   void used_by(cl_event event) { access_.used_by(event); }
+  /// As DeviceAccess::end(): gives every part back to the host.
   void end() { access_.end(); }
 
   /// Made by TensorArena only; points into the arena's layout, which moves
@@ -88,8 +98,13 @@ class ArenaAccess {
 template <class Policy = policy::Auto>
 class TensorArena {
  public:
+  /// The policy's options, given to the one tensor behind the arena.
   using Options = typename Policy::Options;
 
+  /// Lays the parts out (each offset aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN and the
+  /// part's element), allocates one tensor for all of them and, for buffer-backed
+  /// policies, one sub-buffer per part (clCreateSubBuffer). Throws clzero::Error for
+  /// no parts or a null queue.
   TensorArena(cl_context context, cl_command_queue queue, std::vector<ArenaPart> parts, Intent intent,
               const Options& options = Options{})
       : parts_(std::move(parts)),
@@ -107,8 +122,11 @@ class TensorArena {
     }
   }
 
+  /// The number of parts.
   std::size_t parts() const noexcept { return parts_.size(); }
+  /// Part `i` as given; throws std::out_of_range past the last.
   const ArenaPart& part(std::size_t i) const { return parts_.at(i); }
+  /// Part `i`'s byte offset in the allocation; throws std::out_of_range past the last.
   std::size_t offset(std::size_t i) const { return offsets_.at(i); }
   /// The sub-buffer kernels see for part i (null for SVM / USM arenas).
   cl_mem sub_buffer(std::size_t i) const { return subs_.at(i).get(); }
@@ -119,6 +137,7 @@ class TensorArena {
   ArenaAccess device_access() {
     return ArenaAccess(tensor_.device_access(), offsets_.data(), subs_.data(), parts_.size());
   }
+  /// The same with the access named (see MappedTensor::device_access).
   ArenaAccess device_access(Access access) {
     return ArenaAccess(tensor_.device_access(access), offsets_.data(), subs_.data(), parts_.size());
   }
@@ -130,6 +149,7 @@ class TensorArena {
     return tensor_.template read_view_as<T>(offsets_[i], parts_[i].shape);
   }
   template <class T>
+  /// A writable view of part `i` (Intent::input, Intent::inout).
   HostView<T> write_view(std::size_t i) {
     check_part<T>(i, "TensorArena::write_view");
     return tensor_.template write_view_as<T>(offsets_[i], parts_[i].shape);

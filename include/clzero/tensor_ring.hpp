@@ -22,10 +22,15 @@
 
 namespace clzero {
 
+/// `slots` tensors of one shape used in turn (ring[inference]), so that the host
+/// reads inference i while the device computes inference i + 1. Each slot is a
+/// MappedTensor and follows its rules on its own. Movable, not copyable.
 template <class T, class Policy = policy::Auto>
 class TensorRing {
  public:
+  /// The type of one slot.
   using Tensor = MappedTensor<T, Policy>;
+  /// The policy's options, given to every slot.
   using Options = typename Policy::Options;
 
   /// `slots` tensors of `shape`, all allocated now (K >= 2 to overlap).
@@ -38,10 +43,12 @@ class TensorRing {
     for (std::size_t i = 0; i < slots; ++i) tensors_.emplace_back(context, queue, shape, intent, options);
   }
 
+  /// The number of slots.
   std::size_t slots() const noexcept { return tensors_.size(); }
 
   /// The tensor of inference `inference` (slot inference mod K).
   Tensor& operator[](std::size_t inference) noexcept { return tensors_[inference % tensors_.size()]; }
+  /// The same, read-only.
   const Tensor& operator[](std::size_t inference) const noexcept { return tensors_[inference % tensors_.size()]; }
 
  private:

@@ -27,12 +27,15 @@
 #include "clzero/host_view.hpp"
 #include "clzero/shape.hpp"
 
+/// 1 when the included dlpack.h has kDLBool (DLPack 0.8 and later), else 0.
 #if defined(DLPACK_MAJOR_VERSION) || (defined(DLPACK_VERSION) && DLPACK_VERSION >= 80)
 #define CLZERO_INTEROP_DLPACK_HAS_BOOL 1
 #else
 #define CLZERO_INTEROP_DLPACK_HAS_BOOL 0
 #endif
 
+/// 1 when the included dlpack.h has DLManagedTensorVersioned (DLPack 1.0 and later),
+/// so that to_dlpack_versioned() exists; else 0.
 #if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
 #define CLZERO_INTEROP_DLPACK_HAS_VERSIONED 1
 #else
@@ -138,10 +141,13 @@ Managed* export_view(HostView<T>&& view, const DLDataType& dtype, DLPackStrides 
 
 // The deleters are plain C functions: DLPack's deleter member has C language
 // linkage, and a C++ function (a template included) must not be stored there.
+/// The deleter of the tensors to_dlpack() makes: ends the view it owns.
+/// Call it through the tensor (m->deleter(m)), as DLPack asks.
 extern "C" inline void clzero_interop_dlpack_delete(DLManagedTensor* self) {
   if (self != nullptr) delete static_cast<clzero::interop::detail::DLPackOwner*>(self->manager_ctx);
 }
 #if CLZERO_INTEROP_DLPACK_HAS_VERSIONED
+/// The deleter of the tensors to_dlpack_versioned() makes: ends the view it owns.
 extern "C" inline void clzero_interop_dlpack_delete_versioned(DLManagedTensorVersioned* self) {
   if (self != nullptr) delete static_cast<clzero::interop::detail::DLPackOwner*>(self->manager_ctx);
 }

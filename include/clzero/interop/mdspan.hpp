@@ -18,6 +18,7 @@
 #endif
 #endif
 
+/// 1 where the standard library has std::mdspan and interop::to_mdspan exists, else 0.
 #if defined(__cpp_lib_mdspan) && __cpp_lib_mdspan >= 202207L
 #define CLZERO_INTEROP_HAS_MDSPAN 1
 #else

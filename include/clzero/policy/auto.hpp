@@ -34,8 +34,12 @@
 namespace clzero {
 namespace policy {
 
+/// Decides once, in the constructor, which policy suits the tensor's device and
+/// intent (choose(), refined by measure() on discrete GPUs; choice() says what and
+/// why), then runs that policy: every protocol member forwards to it.
 class Auto {
  public:
+  /// Auto's options, given to the tensor's constructor (policy protocol, docs/api.md).
   struct Options {
     /// On a discrete GPU, time the candidate policies once per device, intent
     /// and size class (a few milliseconds, on a private queue) and take the
@@ -44,10 +48,13 @@ class Auto {
     bool measure = true;
     /// Take `choice` instead of deciding (e.g. a choice the engine stored).
     bool override_choice = false;
+    /// The choice to run when override_choice is set, e.g. one stored from measure().
     Choice choice;
   };
+  /// The policy's name in messages (policy protocol, docs/api.md).
   static constexpr const char* name = "Auto";
 
+  /// The allocate step (policy protocol, docs/api.md): decides, then allocates the chosen policy.
   Auto(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
       : choice_(decide(q, bytes, intent, options)) {
     switch (choice_.kind) {
@@ -101,36 +108,47 @@ class Auto {
   /// What Auto picked and why.
   const Choice& choice() const noexcept { return choice_; }
 
+  /// The "to device" step of the chosen policy (policy protocol, docs/api.md).
   void to_device(Access a, bool wrote, EventList& waits) {
     visit([&](auto& p) { p.to_device(a, wrote, waits); });
   }
+  /// The "to host" step of the chosen policy (policy protocol, docs/api.md).
   void to_host(Access a, EventList& used_by) {
     visit([&](auto& p) { p.to_host(a, used_by); });
   }
+  /// The "host view" step of the chosen policy (policy protocol, docs/api.md).
   void* host_pointer() {
     return visit([&](auto& p) { return p.host_pointer(); });
   }
+  /// The "view ended" step of the chosen policy (policy protocol, docs/api.md).
   bool end_host(bool wrote) noexcept {
     return visit([&](auto& p) noexcept { return p.end_host(wrote); });
   }
+  /// The chosen policy's keep_memory() (policy protocol, docs/api.md).
   void keep_memory() noexcept {
     visit([&](auto& p) noexcept { p.keep_memory(); });
   }
+  /// The chosen policy's needs_events() query (policy protocol, docs/api.md).
   bool needs_events() const noexcept {
     return visit([&](const auto& p) noexcept { return p.needs_events(); });
   }
+  /// The chosen policy's host_ready() query (policy protocol, docs/api.md).
   bool host_ready() const {
     return visit([&](const auto& p) { return p.host_ready(); });
   }
+  /// The chosen policy's bind() (policy protocol, docs/api.md).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const {
     visit([&](const auto& p) { p.bind(kernel, index, offset); });
   }
+  /// The chosen policy's buffer() (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept {
     return visit([&](const auto& p) noexcept { return p.buffer(); });
   }
+  /// The chosen policy's svm_pointer() (policy protocol, docs/api.md).
   void* svm_pointer() const noexcept {
     return visit([&](const auto& p) noexcept { return p.svm_pointer(); });
   }
+  /// "Auto -> " and the chosen policy's describe() (policy protocol, docs/api.md).
   std::string describe() const {
     return "Auto -> " + visit([&](const auto& p) { return p.describe(); });
   }

@@ -32,12 +32,21 @@ namespace policy {
 
 /// The policy Auto runs, and why.
 struct Choice {
-  enum class Kind { persistent, map_per_inference, copy_to_pinned, svm, unified_host };
+  /// Which policy class a Choice stands for.
+  enum class Kind {
+    persistent,         ///< policy::Persistent, over `allocation`
+    map_per_inference,  ///< policy::MapPerInference, over `allocation`
+    copy_to_pinned,     ///< policy::CopyToPinned
+    svm,                ///< policy::Svm, fine- or coarse-grained as `svm_fine` says
+    unified_host        ///< policy::UnifiedHost
+  };
+  /// Which policy.
   Kind kind = Kind::persistent;
   Allocation allocation;  ///< for persistent and map_per_inference
   bool svm_fine = true;   ///< for svm: fine-grained (true) or coarse-grained buffers
   std::string reason;     ///< a sentence a person can read
 
+  /// The policy class's name ("Persistent"), without its variant.
   const char* name() const noexcept {
     switch (kind) {
       case Kind::persistent: return "Persistent";
@@ -59,6 +68,7 @@ struct Choice {
     }
   }
 
+  /// Same policy, allocation kind and (for svm) grain; `reason` is not compared.
   friend bool operator==(const Choice& a, const Choice& b) noexcept {
     return a.kind == b.kind && a.allocation.kind() == b.allocation.kind() &&
            (a.kind != Kind::svm || a.svm_fine == b.svm_fine);

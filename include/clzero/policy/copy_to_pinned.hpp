@@ -34,11 +34,16 @@
 namespace clzero {
 namespace policy {
 
+/// The tensor in device memory, seen by the host through a pinned staging buffer mapped
+/// once; non-blocking copies move the data. For discrete GPUs without a zero-copy path.
 class CopyToPinned {
  public:
+  /// No options (policy protocol, docs/api.md).
   struct Options {};
+  /// The policy's name in messages (policy protocol, docs/api.md).
   static constexpr const char* name = "CopyToPinned";
 
+  /// The allocate step (policy protocol, docs/api.md): device and staging buffers, zeroed; staging mapped.
   CopyToPinned(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options&)
       : q_(q),
         device_(q, bytes, CL_MEM_READ_WRITE, "CopyToPinned: allocating the device buffer"),
@@ -69,9 +74,12 @@ class CopyToPinned {
       }
     }
   }
+  /// Not copyable: the policy owns its buffers and the staging mapping.
   CopyToPinned(const CopyToPinned&) = delete;
+  /// Not copyable, as above.
   CopyToPinned& operator=(const CopyToPinned&) = delete;
 
+  /// The release step (policy protocol, docs/api.md): waits for the copies, unmaps the staging buffer.
   ~CopyToPinned() {
     EventList copies;
     detail::call_noexcept(
@@ -84,6 +92,7 @@ class CopyToPinned {
     unmap_staging();
   }
 
+  /// To device (policy protocol, docs/api.md): clEnqueueWriteBuffer (non-blocking) if the host wrote.
   void to_device(Access /*access*/, bool host_wrote, EventList& waits) {
     // Finished commands order nothing; one that failed (the engine's kernel)
     // reached the engine through its own event and must not fail the next.
@@ -105,6 +114,7 @@ class CopyToPinned {
     }
   }
 
+  /// To host (policy protocol, docs/api.md): clEnqueueReadBuffer (non-blocking) after `used_by` if kernels wrote.
   void to_host(Access access, EventList& used_by) {
     if (device_writes(access) && host_reads(intent_)) {
       cl_event down = nullptr;
@@ -118,6 +128,7 @@ class CopyToPinned {
     device_busy_.swap(used_by);
   }
 
+  /// Host view (policy protocol, docs/api.md): waits for the download (and the upload); the staging pointer.
   void* host_pointer() {
     // The host may rewrite the staging copy once the last upload has stopped
     // reading it. An upload that ended in error has stopped too; its failure
@@ -132,14 +143,22 @@ class CopyToPinned {
     return host_;
   }
 
+  /// View ended (policy protocol, docs/api.md): nothing to do, the staging buffer stays mapped.
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
+  /// Query (policy protocol, docs/api.md): false.
   bool needs_events() const noexcept { return false; }  // the copies follow the queue's order
-  void keep_memory() noexcept {}                         // buffers outlive their commands
+  /// Nothing to keep (policy protocol, docs/api.md): a cl_mem outlives the commands that use it.
+  void keep_memory() noexcept {}  // buffers outlive their commands
+  /// Whether a view would open without blocking: the copies are done (policy protocol, docs/api.md).
   bool host_ready() const { return downloaded_.complete() && uploaded_.complete(); }
 
+  /// Sets the device buffer as a kernel argument, clSetKernelArg (policy protocol, docs/api.md).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { device_.bind(kernel, index, offset, name); }
+  /// The device buffer, not the staging one (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return device_.mem(); }
+  /// Null: the tensor is a buffer (policy protocol, docs/api.md).
   void* svm_pointer() const noexcept { return nullptr; }
+  /// A one-line description, for logs (policy protocol, docs/api.md).
   std::string describe() const { return "CopyToPinned (device buffer + pinned staging)"; }
 
  private:

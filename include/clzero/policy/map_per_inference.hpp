@@ -30,13 +30,19 @@
 namespace clzero {
 namespace policy {
 
+/// Unmapped at rest: each host view maps (blocking clEnqueueMapBuffer) and its end
+/// unmaps. Correct everywhere, the baseline the other policies are measured against.
 class MapPerInference {
  public:
+  /// MapPerInference's options, given to the tensor's constructor (policy protocol, docs/api.md).
   struct Options {
+    /// Which cl_mem stands behind the tensor.
     Allocation allocation = Allocation::alloc_host_ptr();
   };
+  /// The policy's name in messages (policy protocol, docs/api.md).
   static constexpr const char* name = "MapPerInference";
 
+  /// The allocate step (policy protocol, docs/api.md): one cl_mem, zeroed where the host reads; not mapped.
   MapPerInference(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
       : q_(q),
         storage_(q, bytes, options.allocation, "MapPerInference: allocating the tensor"),
@@ -48,24 +54,30 @@ class MapPerInference {
       pending_.adopt(fill);
     }
   }
+  /// Not copyable: the policy owns its cl_mem and mapping.
   MapPerInference(const MapPerInference&) = delete;
+  /// Not copyable, as above.
   MapPerInference& operator=(const MapPerInference&) = delete;
 
+  /// The release step (policy protocol, docs/api.md): unmaps a live view's mapping, waits for the last unmap.
   ~MapPerInference() {
     if (ptr_ != nullptr) end_host(false);
     detail::wait_quietly(unmapped_, q_, "waiting for the last unmap of a tensor being released");
   }
 
+  /// To device (policy protocol, docs/api.md): nothing to unmap; kernels wait on the last unmap.
   void to_device(Access /*access*/, bool /*host_wrote*/, EventList& waits) {
     waits.append(pending_);
     pending_.clear();
   }
 
+  /// To host (policy protocol, docs/api.md): keeps the events the view's map must follow.
   void to_host(Access /*access*/, EventList& used_by) {
     pending_.clear();
     pending_.swap(used_by);
   }
 
+  /// Host view (policy protocol, docs/api.md): waits for the producers, then a blocking clEnqueueMapBuffer.
   void* host_pointer() {
     // Wait for the commands the map depends on first, then map with an empty
     // wait list: PoCL 3.1 never returns from a blocking map whose wait list
@@ -76,6 +88,7 @@ class MapPerInference {
     return ptr_;
   }
 
+  /// View ended (policy protocol, docs/api.md): clEnqueueUnmapMemObject; false if it failed.
   bool end_host(bool /*host_wrote*/) noexcept {
     cl_event unmapped = nullptr;
     const cl_int rc = storage_.unmap(q_.q(), ptr_, EventList{}, &unmapped);
@@ -92,14 +105,22 @@ class MapPerInference {
     return detail::call_noexcept([&] { pending_.retain(unmapped); }, "MapPerInference: ordering after an unmap");
   }
 
+  /// Whether a view would open without blocking (policy protocol, docs/api.md).
   bool host_ready() const { return pending_.complete(); }
+  /// Query (policy protocol, docs/api.md): the host side needs no events of the access.
   bool needs_events() const noexcept { return false; }  // the blocking map follows the queue's order
-  void keep_memory() noexcept {}                         // buffers outlive their commands
+  /// Nothing to keep (policy protocol, docs/api.md): a cl_mem outlives the commands that use it.
+  void keep_memory() noexcept {}  // buffers outlive their commands
 
+  /// Sets the cl_mem as a kernel argument, clSetKernelArg (policy protocol, docs/api.md).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, name); }
+  /// The tensor's cl_mem (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return storage_.mem(); }
+  /// Null: the tensor is a buffer (policy protocol, docs/api.md).
   void* svm_pointer() const noexcept { return nullptr; }
+  /// The allocation in use.
   const Allocation& allocation() const noexcept { return allocation_; }
+  /// "MapPerInference (kind)", for logs (policy protocol, docs/api.md).
   std::string describe() const { return std::string(name) + " (" + allocation_.name() + ")"; }
 
  private:

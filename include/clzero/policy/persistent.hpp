@@ -159,6 +159,7 @@ class MappedAtRest {
     return ptr_;
   }
 
+  /// View ended (policy protocol, docs/api.md): nothing to do, the tensor stays mapped.
   bool end_host(bool /*host_wrote*/) noexcept { return true; }
 
   /// Whether the host's side waits on the events of the device access
@@ -170,8 +171,11 @@ class MappedAtRest {
   /// Whether a host view would open without blocking.
   bool host_ready() const { return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete())); }
 
+  /// Sets the storage as a kernel argument (policy protocol, docs/api.md).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }
+  /// The cl_mem, or null for SVM storage (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return storage_.mem(); }
+  /// The SVM pointer, or null for buffer storage (policy protocol, docs/api.md).
   void* svm_pointer() const noexcept { return storage_.svm_pointer(); }
   const Storage& storage() const noexcept { return storage_; }
 
@@ -234,17 +238,24 @@ namespace policy {
 /// Allocation::nv_host_pinned, on NVIDIA discrete GPUs.
 class Persistent : public detail::MappedAtRest<detail::BufferStorage> {
  public:
+  /// Persistent's options, given to the tensor's constructor (policy protocol, docs/api.md).
   struct Options {
+    /// Which cl_mem stands behind the tensor.
     Allocation allocation = Allocation::alloc_host_ptr();
   };
+  /// The policy's name in messages (policy protocol, docs/api.md).
   static constexpr const char* name = "Persistent";
 
+  /// The allocate step (policy protocol, docs/api.md): one cl_mem of the allocation's kind,
+  /// zeroed where the host reads, mapped with a non-blocking clEnqueueMapBuffer.
   Persistent(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
       : MappedAtRest(q, intent, name, map_completes_early(options.allocation), bytes, options.allocation,
                      "Persistent: allocating the tensor"),
         allocation_(options.allocation) {}
 
+  /// The allocation in use.
   const Allocation& allocation() const noexcept { return allocation_; }
+  /// "Persistent (kind)", for logs (policy protocol, docs/api.md).
   std::string describe() const { return std::string(name) + " (" + allocation_.name() + ")"; }
 
  private:

@@ -24,18 +24,26 @@
 namespace clzero {
 namespace policy {
 
+/// Shared Virtual Memory (clSVMAlloc, OpenCL 2.0+). Fine-grained buffers need no map:
+/// the host sees the data once the kernels' events complete. Coarse-grained buffers
+/// keep Persistent's protocol with clEnqueueSVMMap / clEnqueueSVMUnmap.
 class Svm {
  public:
+  /// Which kind of buffer SVM to allocate.
   enum class Grain {
     best,    ///< fine-grained where the device has it, else coarse-grained
     fine,    ///< fine-grained buffer SVM, or an error
     coarse,  ///< coarse-grained buffer SVM, or an error
   };
+  /// Svm's options, given to the tensor's constructor (policy protocol, docs/api.md).
   struct Options {
+    /// Which kind of buffer SVM; an unsupported one fails with ErrorKind::unsupported.
     Grain grain = Grain::best;
   };
+  /// The policy's name in messages (policy protocol, docs/api.md).
   static constexpr const char* name = "Svm";
 
+  /// The allocate step (policy protocol, docs/api.md): picks the grain from CL_DEVICE_SVM_CAPABILITIES, allocates.
   Svm(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options) {
     const DeviceCaps caps = DeviceCaps::query(q.device);
     const bool fine = options.grain == Grain::fine || (options.grain == Grain::best && caps.svm_fine_grain_buffer);
@@ -49,22 +57,34 @@ class Svm {
                                                                  "Svm: allocating coarse-grained SVM"));
   }
 
+  /// Whether the allocation is fine-grained (no map) rather than coarse-grained.
   bool fine_grained() const noexcept { return fine_ != nullptr; }
 
+  /// To device (policy protocol, docs/api.md): no command (fine), or clEnqueueSVMUnmap (coarse).
   void to_device(Access a, bool wrote, EventList& waits) {
     fine_ ? fine_->to_device(a, wrote, waits) : coarse_->to_device(a, wrote, waits);
   }
+  /// To host (policy protocol, docs/api.md): keeps the events (fine), or clEnqueueSVMMap after them (coarse).
   void to_host(Access a, EventList& used_by) { fine_ ? fine_->to_host(a, used_by) : coarse_->to_host(a, used_by); }
+  /// Host view (policy protocol, docs/api.md): waits for the events (fine) or the map (coarse).
   void* host_pointer() { return fine_ ? fine_->host_pointer() : coarse_->host_pointer(); }
+  /// View ended (policy protocol, docs/api.md): nothing to do for either grain.
   bool end_host(bool wrote) noexcept { return fine_ ? fine_->end_host(wrote) : coarse_->end_host(wrote); }
+  /// Whether a view would open without blocking (policy protocol, docs/api.md).
   bool host_ready() const { return fine_ ? fine_->host_ready() : coarse_->host_ready(); }
+  /// Query (policy protocol, docs/api.md): fine grain waits on the access's events themselves.
   bool needs_events() const noexcept { return fine_ ? fine_->needs_events() : coarse_->needs_events(); }
+  /// Leave the SVM allocated at release: kernels may still use it (policy protocol, docs/api.md).
   void keep_memory() noexcept { fine_ ? fine_->keep_memory() : coarse_->keep_memory(); }
+  /// Sets the SVM pointer as a kernel argument, clSetKernelArgSVMPointer (policy protocol, docs/api.md).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const {
     fine_ ? fine_->bind(kernel, index, offset) : coarse_->bind(kernel, index, offset);
   }
+  /// Null: SVM has no cl_mem (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return nullptr; }
+  /// The SVM pointer kernels take (policy protocol, docs/api.md).
   void* svm_pointer() const noexcept { return fine_ ? fine_->svm_pointer() : coarse_->svm_pointer(); }
+  /// A one-line description, for logs (policy protocol, docs/api.md).
   std::string describe() const { return fine_ ? "Svm (fine-grained buffer)" : "Svm (coarse-grained buffer)"; }
 
  private:
