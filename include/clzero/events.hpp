@@ -17,6 +17,14 @@
 
 namespace clzero {
 
+namespace detail {
+/// The execution status of `e` (CL_COMPLETE, a positive state, or the error
+/// it ended with); false if it cannot be read.
+inline bool event_status(cl_event e, cl_int& status) noexcept {
+  return clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) == CL_SUCCESS;
+}
+}  // namespace detail
+
 /// Owns one reference to each event it holds. Its storage is kept on clear(),
 /// so a list reused every inference stops allocating after the first one.
 class EventList {
@@ -95,9 +103,7 @@ class EventList {
     cl_int failed = CL_COMPLETE;
     for (cl_event e : events_) {
       cl_int status = CL_QUEUED;
-      const bool finished =
-          clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) == CL_SUCCESS &&
-          status <= CL_COMPLETE;
+      const bool finished = detail::event_status(e, status) && status <= CL_COMPLETE;
       if (finished) {
         if (status < 0 && failed == CL_COMPLETE) failed = status;
         clReleaseEvent(e);
@@ -179,8 +185,7 @@ inline cl_int await(const EventList& events, bool spin_first) noexcept {
       bool done = true, failed = false;
       for (cl_event e : events) {
         cl_int status = CL_QUEUED;
-        if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
-            status < 0) {
+        if (!event_status(e, status) || status < 0) {
           failed = true;  // let clWaitForEvents report it
           break;
         }
@@ -199,9 +204,7 @@ inline cl_int await(const EventList& events, bool spin_first) noexcept {
 inline bool all_finished(const EventList& events) noexcept {
   for (cl_event e : events) {
     cl_int status = CL_QUEUED;
-    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
-        status > CL_COMPLETE)
-      return false;
+    if (!event_status(e, status) || status > CL_COMPLETE) return false;
   }
   return true;
 }

@@ -75,6 +75,30 @@ struct Choice {
   }
 };
 
+/// Fine-grained buffer SVM, else Intel USM host memory: the paths that need
+/// no map at all (the kernel's event is the only synchronisation). Fills `c`
+/// and returns true if the device has one; `where` starts the reason.
+inline bool choose_map_free(const DeviceCaps& caps, const char* where, Choice& c) {
+#if defined(CL_VERSION_2_0)
+  if (caps.svm_fine_grain_buffer) {
+    c.kind = Choice::Kind::svm;
+    c.svm_fine = true;
+    c.reason = std::string(where) +
+               " and has fine-grained buffer SVM: no map and no copy, the kernel's event is "
+               "the only synchronisation";
+    return true;
+  }
+#endif
+  if (caps.intel_usm_host) {
+    c.kind = Choice::Kind::unified_host;
+    c.reason = std::string(where) +
+               " and offers Intel USM host allocations (cl_intel_unified_shared_memory): no "
+               "map and no copy, the kernel's event is the only synchronisation";
+    return true;
+  }
+  return false;
+}
+
 /// Applies the rules above to a device and an intent. Pure: no allocation,
 /// no measurement. clzero-info prints what it returns for every device.
 inline Choice choose(const DeviceCaps& caps, Intent intent) {
@@ -85,23 +109,7 @@ inline Choice choose(const DeviceCaps& caps, Intent intent) {
     // SVM and USM need none (the kernel's event is the only sync point);
     // Persistent needs an unmap and a map, each a trip through the driver
     // (docs/benchmarks.md, PoCL rows).
-#if defined(CL_VERSION_2_0)
-    if (caps.svm_fine_grain_buffer) {
-      c.kind = Choice::Kind::svm;
-      c.svm_fine = true;
-      c.reason =
-          "the device shares memory with the host and has fine-grained buffer SVM: no map and no copy, "
-          "the kernel's event is the only synchronisation";
-      return c;
-    }
-#endif
-    if (caps.intel_usm_host) {
-      c.kind = Choice::Kind::unified_host;
-      c.reason =
-          "the device shares memory with the host and offers Intel USM host allocations: no map and no "
-          "copy, the kernel's event is the only synchronisation";
-      return c;
-    }
+    if (choose_map_free(caps, "the device shares memory with the host", c)) return c;
     c.kind = Choice::Kind::persistent;
     c.allocation = Allocation::alloc_host_ptr();
     c.reason =
@@ -124,21 +132,7 @@ inline Choice choose(const DeviceCaps& caps, Intent intent) {
         "counterpart of cudaHostAllocMapped), so no copy follows the kernel";
     return c;
   }
-#if defined(CL_VERSION_2_0)
-  if (caps.svm_fine_grain_buffer) {
-    c.kind = Choice::Kind::svm;
-    c.svm_fine = true;
-    c.reason = "discrete GPU with fine-grained buffer SVM: host and device share the memory, no map is needed";
-    return c;
-  }
-#endif
-  if (caps.intel_usm_host) {
-    c.kind = Choice::Kind::unified_host;
-    c.reason =
-        "discrete GPU with cl_intel_unified_shared_memory host allocations: the device writes host memory "
-        "directly, no map is needed";
-    return c;
-  }
+  if (choose_map_free(caps, "discrete GPU", c)) return c;
   c.kind = Choice::Kind::copy_to_pinned;
   c.reason =
       "discrete GPU without a zero-copy host path: a map of CL_MEM_ALLOC_HOST_PTR would be a DMA copy "
