@@ -10,16 +10,21 @@ benchmarks/cuda/cuda_zero_copy (the same shape), kept in docs/bench/:
     h200-pocl.json     clzero_bench with PoCL on the H200 machine's CPU
     h200-cuda.json     cuda_zero_copy on the H200
 
-and rewrites every block of docs/benchmarks.md that sits between
-<!-- bench_report:begin NAME --> and <!-- bench_report:end NAME -->, the same
-way every time for the same JSON. It also draws docs/bench/h200.png (and
+and rewrites every generated block of docs/benchmarks.md, README.md (the
+"Why" table) and docs/policies.md (the numbers behind its advice): the text
+between <!-- bench_report:begin NAME --> and <!-- bench_report:end NAME -->,
+the same way every time for the same JSON. It refuses (exit status 1, naming
+the document and the block) to write or pass a document in which an expected
+block is missing, appears twice or has mismatched markers, or which would come
+out implausibly large or repetitive; the text outside the markers is copied
+byte for byte. It also draws docs/bench/h200.png (and
 ci-pocl.png): time per inference against size, log-log, one line per strategy
 (needs matplotlib). It prints the verdict on each of the project's targets.
 
     tools/bench_report.py                  regenerate docs/benchmarks.md and the plots
     tools/bench_report.py --import DIR     first copy bench-{nvidia,pocl,cuda}.json from
                                            a device-logs folder or its logs.tgz to docs/bench/h200-*.json
-    tools/bench_report.py --check          exit 1 if docs/benchmarks.md is not what the JSON gives
+    tools/bench_report.py --check          exit 1 unless every document's blocks are what the JSON gives
     tools/bench_report.py --print F.json   print the tables of one file (no files written)
 
 Every time is the median per inference: each benchmark repetition reports the
@@ -136,9 +141,43 @@ class Run:
         return max(counts) if counts else 0
 
 
+class ReportError(Exception):
+    """A JSON file or a document the report cannot be trusted with; the message names which and why."""
+
+
+def parse_json(path):
+    """The benchmark JSON of one run, or ReportError naming the file and what is wrong with it."""
+    rel = os.path.relpath(path, ROOT)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ReportError("%s is not valid JSON (line %d, column %d: %s)" % (rel, e.lineno, e.colno, e.msg))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportError("%s cannot be read: %s" % (rel, e))
+    if not isinstance(data, dict) or not isinstance(data.get("context"), dict) or \
+            not isinstance(data.get("benchmarks"), list):
+        raise ReportError("%s is not Google Benchmark JSON: expected an object with \"context\" (an object) and "
+                          "\"benchmarks\" (a list)" % rel)
+    usable = 0
+    for i, b in enumerate(data["benchmarks"]):
+        if not isinstance(b, dict) or not isinstance(b.get("name"), str):
+            raise ReportError("%s: benchmarks[%d] has no \"name\"" % (rel, i))
+        parts = (b.get("run_name") or b["name"]).split("/")
+        if len(parts) < 3 or not parts[2].isdigit():
+            continue
+        usable += 1
+        if b.get("error_occurred") or b.get("run_type", "iteration") != "iteration":
+            continue
+        if parts[0] == "infer" and not isinstance(b.get("median_us"), (int, float)):
+            raise ReportError("%s: %s has no numeric counter \"median_us\"" % (rel, b["name"]))
+    if usable == 0:
+        raise ReportError("%s holds no benchmark named GROUP/STRATEGY/BYTES" % rel)
+    return data
+
+
 def load(key, path, title, kind):
-    with open(path) as f:
-        return Run(key, title, kind, json.load(f))
+    return Run(key, title, kind, parse_json(path))
 
 
 def load_all(bench_dir):
@@ -552,19 +591,194 @@ def blocks(runs, plots):
     if "ci-pocl" in plots:
         out["ci-pocl"] += ("\n\n![Time per inference against size with PoCL on the CI machine, log-log]"
                            "(bench/ci-pocl.png)")
+    out["why"] = readme_why(runs)
+    out["policy-evidence"] = policy_evidence(runs)
     return out, vs
 
 
-MARKER = re.compile(r"(<!-- bench_report:begin (\S+) -->\n)(.*?)(<!-- bench_report:end \2 -->)", re.S)
+def auto_picks(run):
+    """'Svm (fine)' or 'Persistent (nv_host_pinned) at 4 B, ...; CopyToPinned at ...': what Auto chose per size."""
+    picks = {}
+    for b in run.sizes():
+        v = run.context.get("clzero.auto/%d" % b)
+        if v:
+            picks.setdefault(v.split(":")[0], []).append(size_name(b))
+    if len(picks) == 1:
+        return next(iter(picks))
+    return "; ".join("%s at %s" % (label, ", ".join(sizes)) for label, sizes in sorted(picks.items()))
 
 
-def render(doc_text, generated):
-    def sub(m):
-        name = m.group(2)
+def run_date(run):
+    return run.context.get("date", "")[:10] or "undated"
+
+
+def readme_why(runs):
+    """The README's table: the ways to read an output on the H200, from the committed JSON."""
+    nv, cu = runs.get("h200-nvidia"), runs.get("h200-cuda")
+    if not nv:
+        return "_No committed H200 run: see [docs/benchmarks.md](docs/benchmarks.md)._"
+    sizes = [b for b in (4096, 256 * 1024, 4 << 20) if b in nv.sizes()]
+    rows = [["kernel + `clFinish`, then the host reads other memory (the floor; not a correct program)"] +
+            [us(nv.floor(b)) for b in sizes],
+            ["map, read, unmap per inference (`ALLOC_HOST_PTR`; MNN 2019, TNN)"] +
+            [cell(nv, "raw.map_unmap", b, us) for b in sizes],
+            ["`clEnqueueReadBuffer` into pinned memory"] + [cell(nv, "raw.read_pinned", b, us) for b in sizes],
+            ["`clEnqueueReadBuffer` into pageable memory (MNN today)"] +
+            [cell(nv, "raw.read_pageable", b, us) for b in sizes],
+            ["**clzero `Auto`** (%s)" % auto_picks(nv)] + ["**%s**" % cell(nv, "clzero.Auto", b, us) for b in sizes]]
+    if cu:
+        rows.append(["CUDA zero copy (`cudaHostAllocMapped`), same GPU"] +
+                    [cell(cu, "cuda.zero_copy", b, us) if b in cu.sizes() else "–" for b in sizes])
+    text = ["Median µs per inference on an NVIDIA H200 (%s, driver %s; run of %s), written by "
+            "`tools/bench_report.py` from [docs/bench/h200-nvidia.json](docs/bench/h200-nvidia.json)%s:" %
+            (nv.context.get("clzero.device_version", "?"), nv.context.get("clzero.driver_version", "?"), run_date(nv),
+             " and [h200-cuda.json](docs/bench/h200-cuda.json)" if cu else ""),
+            "", table(["the host reads the output of one kernel"] + [size_name(b) for b in sizes], rows)]
+    for key in ("ci-pocl", "h200-pocl"):
+        run = runs.get(key)
+        if run and 4096 in run.sizes():
+            text += ["", "%s, 4 KiB: floor %s µs, map/read/unmap %s µs, clzero `Auto` (%s) %s µs." % (
+                run.title, us(run.floor(4096)), cell(run, "raw.map_unmap", 4096, us), auto_picks(run),
+                cell(run, "clzero.Auto", 4096, us))]
+    return "\n".join(text)
+
+
+POLICY_ROWS = [s for s, _ in OPENCL_STRATEGIES if s.startswith("clzero.")] + ["raw.map_unmap", "raw.read_pinned"]
+
+
+def policy_evidence(runs):
+    """docs/policies.md's numbers: each policy per device at 4 KiB and 4 MiB, arenas and rings."""
+    text = []
+    for key in ("h200-nvidia", "h200-pocl", "ci-pocl"):
+        run = runs.get(key)
+        if not run:
+            continue
+        sizes = [b for b in (4096, 4 << 20) if b in run.sizes()]
+        labels = dict(OPENCL_STRATEGIES)
+        rows = [[labels[s]] + [cell(run, s, b, us) for b in sizes] for s in POLICY_ROWS if run.has(s)]
+        rows.append(["floor: kernel + clFinish + host read"] + [us(run.floor(b)) for b in sizes])
+        text += ["**%s** (run of %s; Auto picks %s), median µs per inference:" % (run.title, run_date(run),
+                                                                                 auto_picks(run)),
+                 "", table(["policy"] + [size_name(b) for b in sizes], rows), ""]
+        for group, what in (("arena", "Several outputs (4 outputs of a quarter of the size each)"),
+                            ("pipeline", "Overlapping inferences (time per inference in steady state)")):
+            t = engine_table(run, group)
+            if t:
+                text += ["%s, %s:" % (what, run.title), "", t, ""]
+    return "\n".join(text).strip() or "_No committed runs: see [benchmarks.md](benchmarks.md)._"
+
+
+# Every document with generated blocks, and the blocks each must hold. A block
+# is the text between <!-- bench_report:begin NAME --> and
+# <!-- bench_report:end NAME -->, each marker on a line of its own; everything
+# outside the markers is written by hand and the tool copies it byte for byte.
+DOCUMENTS = [
+    ("docs/benchmarks.md", ["targets", "ci-pocl", "h200"]),
+    ("README.md", ["why"]),
+    ("docs/policies.md", ["policy-evidence"]),
+]
+
+# A generated document larger than this, or with a line repeated more often,
+# has been damaged (the largest today is benchmarks.md, about 46 KB, whose most
+# repeated line is a table rule, about 20 times).
+MAX_DOCUMENT_BYTES = 256 * 1024
+MAX_LINE_REPEATS = 64
+
+MARKER_LINE = re.compile(r"^<!-- bench_report:(begin|end) ([A-Za-z0-9_.-]+) -->$")
+
+
+def split_document(text, doc_name, expected):
+    """The document as [hand-written text, (name, generated text), hand-written text, ...].
+
+    Raises ReportError unless every expected block appears exactly once, each
+    begin marker is followed by its own end marker before any other marker,
+    and no other block or malformed marker is present."""
+    pieces, hand, block, name = [], [], None, None
+    seen = set()
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        bare = line.rstrip("\n")
+        m = MARKER_LINE.match(bare)
+        if not m:
+            if "bench_report:" in bare:
+                raise ReportError("%s:%d: malformed marker %r (expected a line of its own: "
+                                  "<!-- bench_report:begin NAME --> or <!-- bench_report:end NAME -->)" %
+                                  (doc_name, number, bare.strip()[:80]))
+            (hand if block is None else block).append(line)
+            continue
+        kind, marker_name = m.groups()
+        if kind == "begin":
+            if block is not None:
+                raise ReportError("%s:%d: block '%s' begins before block '%s' ends" %
+                                  (doc_name, number, marker_name, name))
+            if marker_name not in expected:
+                raise ReportError("%s:%d: unknown block '%s' (this document holds %s)" %
+                                  (doc_name, number, marker_name, ", ".join(expected)))
+            if marker_name in seen:
+                raise ReportError("%s:%d: block '%s' appears twice" % (doc_name, number, marker_name))
+            seen.add(marker_name)
+            hand.append(line)
+            pieces.append("".join(hand))
+            hand, block, name = [], [], marker_name
+        else:
+            if block is None or marker_name != name:
+                raise ReportError("%s:%d: end marker of block '%s' without its begin marker%s" %
+                                  (doc_name, number, marker_name, " (block '%s' is open)" % name if name else ""))
+            pieces.append((name, "".join(block)))
+            hand, block, name = [line], None, None
+    if block is not None:
+        raise ReportError("%s: block '%s' has no end marker" % (doc_name, name))
+    pieces.append("".join(hand))
+    missing = [n for n in expected if n not in seen]
+    if missing:
+        raise ReportError("%s: missing block%s %s (every one of %s must appear exactly once, between "
+                          "<!-- bench_report:begin NAME --> and <!-- bench_report:end NAME -->)" %
+                          (doc_name, "s" if len(missing) > 1 else "", ", ".join("'%s'" % n for n in missing),
+                           ", ".join(expected)))
+    return pieces
+
+
+def sanity_check(text, doc_name):
+    """Raises ReportError on a document no generator should produce."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_DOCUMENT_BYTES:
+        raise ReportError("%s would be %d bytes, more than the %d a generated document may have" %
+                          (doc_name, size, MAX_DOCUMENT_BYTES))
+    counts = {}
+    for line in text.split("\n"):
+        if line.strip():
+            counts[line] = counts.get(line, 0) + 1
+    line, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
+    if most > MAX_LINE_REPEATS:
+        raise ReportError("%s would repeat the line %r %d times (at most %d allowed)" %
+                          (doc_name, line[:60], most, MAX_LINE_REPEATS))
+
+
+def render(doc_text, generated, doc_name="docs/benchmarks.md", expected=None):
+    """The document with every block replaced by its generated text.
+
+    The hand-written text outside the markers is copied unchanged; the
+    generated text is put in by position between the markers, never by
+    searching the document for text to replace."""
+    expected = list(generated) if expected is None else expected
+    for name in expected:
         if name not in generated:
-            return m.group(0)
-        return m.group(1) + generated[name].rstrip("\n") + "\n" + m.group(4)
-    return MARKER.sub(sub, doc_text)
+            raise ReportError("%s: no generator for block '%s'" % (doc_name, name))
+        if not generated[name].strip():
+            raise ReportError("%s: block '%s' would be empty" % (doc_name, name))
+    pieces = split_document(doc_text, doc_name, expected)
+    out = []
+    for piece in pieces:
+        if isinstance(piece, tuple):
+            out.append(generated[piece[0]].rstrip("\n") + "\n")
+        else:
+            out.append(piece)
+    text = "".join(out)
+    # What went in by hand comes out unchanged.
+    again = split_document(text, doc_name, expected)
+    if [p for p in again if not isinstance(p, tuple)] != [p for p in pieces if not isinstance(p, tuple)]:
+        raise ReportError("%s: the hand-written text would change; refusing to write" % doc_name)
+    sanity_check(text, doc_name)
+    return text
 
 
 # ---------------------------------------------------------------- plots
@@ -664,8 +878,7 @@ def import_device_logs(source, bench_dir):
 
 
 def print_file(path):
-    with open(path) as f:
-        data = json.load(f)
+    data = parse_json(path)
     kind = "cuda" if data.get("context", {}).get("clzero.platform") == "CUDA" else "opencl"
     run = Run("file", os.path.basename(path), kind, data)
     print("## " + run.title + "\n\n" + run_block(run))
@@ -676,49 +889,71 @@ def print_file(path):
     return 0
 
 
+def rendered_documents(root, generated):
+    """[(relative path, absolute path, current text, wanted text)] for every document, or ReportError."""
+    out = []
+    for rel, expected in DOCUMENTS:
+        path = os.path.join(root, rel)
+        try:
+            with open(path, encoding="utf-8") as f:
+                current = f.read()
+        except OSError as e:
+            raise ReportError("%s cannot be read: %s" % (rel, e))
+        out.append((rel, path, current, render(current, generated, rel, expected)))
+    return out
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="only compare docs/benchmarks.md with the JSON")
+    ap.add_argument("--check", action="store_true",
+                    help="only compare the generated blocks of every document with the JSON")
     ap.add_argument("--import", dest="import_from", metavar="DIR_OR_TGZ",
                     help="copy bench-*.json from a device-logs folder or logs.tgz into docs/bench first")
     ap.add_argument("--print", dest="print_file", metavar="FILE", help="print the tables of one JSON file")
     ap.add_argument("--no-plot", action="store_true", help="do not draw the PNG plots")
-    ap.add_argument("--bench-dir", default=BENCH_DIR)
-    ap.add_argument("--doc", default=DOC)
+    ap.add_argument("--bench-dir", default=None, help="the JSON (default: ROOT/docs/bench)")
+    ap.add_argument("--root", default=ROOT, help="where the documents are (default: this repository)")
     args = ap.parse_args(argv)
+    bench_dir = args.bench_dir or os.path.join(args.root, "docs", "bench")
 
-    if args.print_file:
-        return print_file(args.print_file)
-    if args.import_from:
-        os.makedirs(args.bench_dir, exist_ok=True)
-        import_device_logs(args.import_from, args.bench_dir)
+    try:
+        if args.print_file:
+            return print_file(args.print_file)
+        if args.import_from:
+            os.makedirs(bench_dir, exist_ok=True)
+            import_device_logs(args.import_from, bench_dir)
 
-    runs = load_all(args.bench_dir)
-    # Whether a plot is linked depends only on the JSON, never on matplotlib
-    # being installed, so that --check gives the same text everywhere.
-    linked = set()
-    if "h200-nvidia" in runs:
-        linked.add("h200")
-    if "ci-pocl" in runs:
-        linked.add("ci-pocl")
-    generated, vs = blocks(runs, linked)
-    with open(args.doc, encoding="utf-8") as f:
-        current = f.read()
-    wanted = render(current, generated)
+        runs = load_all(bench_dir)
+        # Whether a plot is linked depends only on the JSON, never on matplotlib
+        # being installed, so that --check gives the same text everywhere.
+        linked = set()
+        if "h200-nvidia" in runs:
+            linked.add("h200")
+        if "ci-pocl" in runs:
+            linked.add("ci-pocl")
+        generated, vs = blocks(runs, linked)
+        documents = rendered_documents(args.root, generated)
+    except ReportError as e:
+        print("bench_report: error: %s" % e, file=sys.stderr)
+        return 1
+
+    names = ", ".join(rel for rel, _, _, _ in documents)
     if args.check:
-        if wanted != current:
-            print("bench_report: %s is not what the JSON in %s gives; run tools/bench_report.py" %
-                  (os.path.relpath(args.doc, ROOT), os.path.relpath(args.bench_dir, ROOT)))
+        stale = [rel for rel, _, current, wanted in documents if wanted != current]
+        if stale:
+            print("bench_report: %s: the generated blocks are not what the JSON in %s gives; "
+                  "run tools/bench_report.py" % (", ".join(stale), os.path.relpath(bench_dir, args.root)))
             return 1
-        print("bench_report: %s matches the JSON" % os.path.relpath(args.doc, ROOT))
+        print("bench_report: %s: every generated block matches the JSON" % names)
         return 0
 
-    with open(args.doc, "w", encoding="utf-8") as f:
-        f.write(wanted)
+    for rel, path, current, wanted in documents:
+        if wanted != current:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(wanted)
     if not args.no_plot:
-        draw(runs, args.bench_dir)
-    print("bench_report: wrote %s from %s" % (os.path.relpath(args.doc, ROOT),
-                                              ", ".join(sorted(runs)) or "no JSON"))
+        draw(runs, bench_dir)
+    print("bench_report: wrote %s from %s" % (names, ", ".join(sorted(runs)) or "no JSON"))
     for v in vs:
         print("  %-10s %s | %s | %s" % (v.state(), v.where, v.target,
                                         v.measured + ("" if v.met else " — " + v.text())))
