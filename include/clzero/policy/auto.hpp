@@ -188,6 +188,19 @@ class Auto {
     const std::size_t measured = std::min<std::size_t>(bytes, std::size_t{16} << 20);
     const std::vector<Measurement> results =
         clzero::measure(q.ctx(), q.device, measured, intent, measurement_candidates(caps, intent));
+    Choice chosen = decide_measured(rule, results, measured);
+    cache.emplace(key, chosen);
+    return chosen;
+  }
+
+ public:
+  /// The rule applied to measurements (pure: no device involved): the fastest
+  /// candidate that returned fresh data without error, the rule's choice
+  /// when it is within 5 % of that. `measured_bytes` is the size measured, for
+  /// the reason.
+  static Choice decide_measured(const Choice& rule, const std::vector<Measurement>& results,
+                                std::size_t measured_bytes) {
+    const std::size_t measured = measured_bytes;
     const Measurement* best = nullptr;
     std::string table;
     for (const Measurement& m : results) {
@@ -214,7 +227,6 @@ class Auto {
     chosen.reason = (best != nullptr && best->choice == rule ? rule.reason + "; confirmed by measurement"
                                                              : "fastest fresh policy when measured") +
                     " (measured at " + std::to_string(measured) + " bytes per inference: " + table + ")";
-    cache.emplace(key, chosen);
     return chosen;
   }
 
