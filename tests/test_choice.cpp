@@ -118,3 +118,61 @@ TEST_CASE("Auto takes an engine's stored choice when told to", "[choice]") {
   const Verdict v = output_freshness<std::uint32_t, policy::Auto>(o, 4096, 8);
   CHECK(v.wrong == 0);
 }
+
+namespace {
+
+Measurement measured(policy::Choice c, double us, bool fresh, const char* error = "") {
+  Measurement m;
+  m.choice = std::move(c);
+  m.us_per_inference = us;
+  m.fresh = fresh;
+  m.error = error;
+  return m;
+}
+
+policy::Choice of_kind(Kind kind) {
+  policy::Choice c;
+  c.kind = kind;
+  if (kind == Kind::persistent) c.allocation = Allocation::nv_host_pinned();
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Auto never runs a policy its measurement saw return stale data (issue 10 defect 3)", "[choice]") {
+  const policy::Choice rule = policy::choose(
+      [] {
+        DeviceCaps c = discrete_gpu();
+        c.nv_create_buffer = true;
+        return c;
+      }(),
+      Intent::output);
+  REQUIRE(rule.kind == Kind::persistent);
+
+  SECTION("the rule's choice stale, the others failed: MapPerInference, and the reason says why") {
+    const policy::Choice c = policy::Auto::decide_measured(
+        rule, {measured(rule, 10, false), measured(of_kind(Kind::copy_to_pinned), 0, true, "clzero: it failed")},
+        4096);
+    INFO(c.reason);
+    CHECK(c.kind == Kind::map_per_inference);
+    CHECK(c.reason.find("no candidate returned fresh data") != std::string::npos);
+    CHECK(c.reason.find("STALE") != std::string::npos);
+    CHECK(c.reason.find("fastest fresh policy") == std::string::npos);
+  }
+  SECTION("every candidate stale") {
+    const policy::Choice c = policy::Auto::decide_measured(
+        rule, {measured(rule, 10, false), measured(of_kind(Kind::copy_to_pinned), 20, false)}, 4096);
+    CHECK(c.kind == Kind::map_per_inference);
+  }
+  SECTION("the rule's choice stale but fast, another fresh: the fresh one") {
+    const policy::Choice c = policy::Auto::decide_measured(
+        rule, {measured(rule, 1, false), measured(of_kind(Kind::copy_to_pinned), 50, true)}, 4096);
+    CHECK(c.kind == Kind::copy_to_pinned);
+  }
+  SECTION("the rule's choice fresh and within 5 %: kept") {
+    const policy::Choice c = policy::Auto::decide_measured(
+        rule, {measured(rule, 10.4, true), measured(of_kind(Kind::copy_to_pinned), 10, true)}, 4096);
+    CHECK(c == rule);
+    CHECK(c.reason.find("confirmed by measurement") != std::string::npos);
+  }
+}

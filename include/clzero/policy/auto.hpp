@@ -196,8 +196,9 @@ class Auto {
  public:
   /// The rule applied to measurements (pure: no device involved): the fastest
   /// candidate that returned fresh data without error, the rule's choice
-  /// when it is within 5 % of that. `measured_bytes` is the size measured, for
-  /// the reason.
+  /// when it is within 5 % of that; a candidate seen stale or failing is
+  /// never chosen, and when none is fresh the result is MapPerInference with
+  /// a reason that says so. `measured_bytes` is the size measured, for the reason.
   static Choice decide_measured(const Choice& rule, const std::vector<Measurement>& results,
                                 std::size_t measured_bytes) {
     const std::size_t measured = measured_bytes;
@@ -223,10 +224,26 @@ class Auto {
       if (best != nullptr && m.choice == rule && m.error.empty() && m.fresh &&
           m.us_per_inference <= best->us_per_inference * 1.05)
         best = &m;
-    Choice chosen = best != nullptr ? best->choice : rule;
-    chosen.reason = (best != nullptr && best->choice == rule ? rule.reason + "; confirmed by measurement"
-                                                             : "fastest fresh policy when measured") +
-                    " (measured at " + std::to_string(measured) + " bytes per inference: " + table + ")";
+    const std::string figures =
+        " (measured at " + std::to_string(measured) + " bytes per inference: " + table + ")";
+    if (best == nullptr) {
+      // No candidate is known to work here, the rule's choice included: a
+      // stale result is wrong data, never a speed. MapPerInference is the
+      // spec's plain path (a blocking map after the kernels, an unmap
+      // before them), the one every conformant implementation must get right.
+      Choice fallback;
+      fallback.kind = Choice::Kind::map_per_inference;
+      fallback.allocation = Allocation::alloc_host_ptr();
+      fallback.reason =
+          "no candidate returned fresh data without error when measured, so none is trusted; MapPerInference, "
+          "the specification's plain map and unmap, is used instead" +
+          figures;
+      return fallback;
+    }
+    Choice chosen = best->choice;
+    chosen.reason =
+        (best->choice == rule ? rule.reason + "; confirmed by measurement" : "fastest fresh policy when measured") +
+        figures;
     return chosen;
   }
 
