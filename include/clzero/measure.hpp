@@ -250,5 +250,14 @@ inline bool measurement_disabled_by_environment() noexcept {
   return v != nullptr && v[0] == '0';
 }
 
+/// Whether Auto measures on every device and for every intent, not only for
+/// what a discrete GPU writes (CLZERO_AUTO_MEASURE=1): to see the ranking on
+/// unified-memory devices, and to exercise the measurement where no discrete
+/// GPU is at hand.
+inline bool measurement_forced_by_environment() noexcept {
+  const char* v = std::getenv("CLZERO_AUTO_MEASURE");
+  return v != nullptr && v[0] == '1';
+}
+
 }  // namespace detail
 }  // namespace clzero

@@ -44,7 +44,8 @@ class Auto {
     /// On a discrete GPU, time the candidate policies once per device, intent
     /// and size class (a few milliseconds, on a private queue) and take the
     /// fastest that returned fresh data. Off: the rules alone decide. The
-    /// environment variable CLZERO_AUTO_MEASURE=0 switches it off everywhere.
+    /// environment variable CLZERO_AUTO_MEASURE=0 switches it off everywhere;
+    /// CLZERO_AUTO_MEASURE=1 measures on every device and for every intent.
     bool measure = true;
     /// Take `choice` instead of deciding (e.g. a choice the engine stored).
     bool override_choice = false;
@@ -175,8 +176,8 @@ class Auto {
     // Measure only where the rules leave a real question: a discrete GPU and
     // data the device writes. Unified memory makes every path zero copy; an
     // input on a discrete GPU belongs in device memory.
-    if (!options.measure || detail::measurement_disabled_by_environment() || caps.host_unified_memory ||
-        intent == Intent::input)
+    if (!options.measure || detail::measurement_disabled_by_environment()) return rule;
+    if (!detail::measurement_forced_by_environment() && (caps.host_unified_memory || intent == Intent::input))
       return rule;
     const auto key = std::make_tuple(q.device, static_cast<int>(intent), detail::size_class(bytes));
     std::lock_guard<std::mutex> lock(detail::measure_cache_mutex());
