@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: Apache-2.0
+// clzero_sequences: every legal way the device offers to make a kernel's
+// output visible on the host, and clzero's policies, measured interleaved in
+// one process. Each round runs every variant once (a block of consecutive
+// inferences for the pipelined section) in a freshly shuffled order, so that
+// a slow spell of the machine lands on all of them alike. For every size the
+// variants' buffers are created anew for each repetition (placement in memory
+// changes large-size results from run to run more than clocks do), and the
+// medians of all repetitions are reported with their spread.
+//
+// Every inference's producer writes values that change from inference to
+// inference, and the host compares every element: a variant that shows a
+// wrong element once is reported stale and is never a winner.
+//
+//   clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json]
+//                    [--sections serial,pipelined] [--sizes 4,4096,...]
+//                    [--pipelined-sizes ...] [--reps N] [--filter TEXT] [--no-calls]
+//
+// tools/sequence_report.py turns the JSON into a table of docs/benchmarks.md.
+#include <clzero/clzero.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "call_count.hpp"
+#include "catalogue.hpp"
+#include "sequence.hpp"
+
+namespace clzero_seq {
+
+std::size_t count_wrong(const std::uint32_t* p, std::size_t n, std::uint32_t iter) {
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += p[i] != iter + static_cast<std::uint32_t>(i) ? 1 : 0;
+  return wrong;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  double budget_s = 120;
+  std::string out;
+  bool serial = true, pipelined = true, calls = true;
+  std::vector<std::size_t> sizes = {4, 4096, 256 << 10, 4 << 20, 64 << 20};
+  std::vector<std::size_t> pipelined_sizes = {256 << 10, 4 << 20, 16 << 20, 64 << 20};
+  std::size_t reps = 3;
+  std::string filter;
+};
+
+/// How one size is run: rounds and warm-up per repetition (upper bounds; the
+/// budget may cut rounds, never below min_rounds), inferences per block, and
+/// the size's share of the time budget.
+struct Plan {
+  std::size_t max_rounds, warmup, block, min_rounds;
+  double weight;
+};
+
+Plan serial_plan(std::size_t bytes) {
+  if (bytes <= 4096) return {700, 70, 1, 20, 1.0};
+  if (bytes <= (256u << 10)) return {400, 20, 1, 10, 1.0};
+  if (bytes <= (4u << 20)) return {60, 4, 1, 5, 1.5};
+  return {12, 1, 1, 3, 2.0};
+}
+
+Plan pipelined_plan(std::size_t bytes) {
+  if (bytes <= (256u << 10)) return {100, 5, 16, 5, 1.0};
+  if (bytes <= (4u << 20)) return {30, 2, 8, 3, 1.0};
+  if (bytes <= (16u << 20)) return {10, 1, 4, 2, 1.5};
+  return {5, 1, 4, 2, 2.0};
+}
+
+std::vector<std::size_t> parse_sizes(const char* s) {
+  std::vector<std::size_t> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(static_cast<std::size_t>(std::stoull(item)));
+  return out;
+}
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      o += buf;
+    } else {
+      o += ch;
+    }
+  }
+  return o + "\"";
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  const std::size_t k = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+struct Measured {
+  std::vector<double> us;  // per-inference time of every timed block
+  std::size_t inferences = 0, stale_inferences = 0;
+  std::string error;  // the variant failed during this repetition
+};
+
+/// One section (serial or pipelined) at one size: reps repetitions, each with
+/// fresh sequences, warm-up, then timed shuffled rounds.
+std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, std::size_t reps, double budget_s,
+                     std::mt19937& rng, std::map<std::string, std::string>& skipped,
+                     std::map<std::string, std::size_t>& stale_clzero) {
+  const std::size_t n = bytes / sizeof(std::uint32_t);
+  const std::size_t nv = cat.variants.size();
+  std::ostringstream js;
+  js << "{\"bytes\": " << bytes << ", \"block\": " << plan.block << ", \"reps\": [";
+  const auto size_start = Clock::now();
+  for (std::size_t rep = 0; rep < reps; ++rep) {
+    const auto rep_start = Clock::now();
+    std::vector<std::unique_ptr<Sequence>> seq(nv);
+    std::vector<Measured> m(nv);
+    for (std::size_t v = 0; v < nv; ++v) {
+      if (skipped.count(cat.variants[v].name) != 0) continue;
+      try {
+        seq[v] = cat.variants[v].make(n);
+      } catch (const std::exception& e) {
+        m[v].error = std::string("construction failed: ") + e.what();
+      }
+    }
+    std::vector<std::uint32_t> iter(nv, 1);
+    std::vector<std::size_t> order;
+    for (std::size_t v = 0; v < nv; ++v)
+      if (seq[v]) order.push_back(v);
+    auto round = [&](bool timed) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (std::size_t v : order) {
+        if (!seq[v]) continue;
+        try {
+          const auto t0 = Clock::now();
+          const std::size_t stale = seq[v]->run_block(iter[v], plan.block);
+          const auto t1 = Clock::now();
+          if (timed) m[v].us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() /
+                                       static_cast<double>(plan.block));
+          m[v].inferences += plan.block;
+          m[v].stale_inferences += stale;
+        } catch (const std::exception& e) {
+          m[v].error = e.what();
+          seq[v].reset();
+        }
+        for (std::size_t i = 0; i < plan.block; ++i) iter[v] = next_iter(iter[v]);
+      }
+    };
+    const auto warm_start = Clock::now();
+    for (std::size_t r = 0; r < plan.warmup; ++r) round(false);
+    const double per_round =
+        plan.warmup == 0 ? 0.0
+                         : std::chrono::duration<double>(Clock::now() - warm_start).count() / static_cast<double>(plan.warmup);
+    // The repetition's share of what is left of this size's budget.
+    const double left = budget_s - std::chrono::duration<double>(Clock::now() - size_start).count();
+    const double share = left / static_cast<double>(reps - rep) -
+                         std::chrono::duration<double>(Clock::now() - rep_start).count() * 0.5;
+    std::size_t rounds = plan.max_rounds;
+    if (per_round > 0) rounds = static_cast<std::size_t>(std::max(0.0, share / per_round));
+    rounds = std::min(plan.max_rounds, std::max(plan.min_rounds, rounds));
+    for (std::size_t r = 0; r < rounds; ++r) round(true);
+    std::fprintf(stderr, "  %zu bytes, repetition %zu: %zu rounds of %zu variants in %.1f s\n", bytes, rep + 1,
+                 rounds, order.size(), std::chrono::duration<double>(Clock::now() - rep_start).count());
+    seq.clear();  // released before the next repetition allocates
+    js << (rep ? ", " : "") << "{\"rounds\": " << rounds << ", \"warmup\": " << plan.warmup << ", \"results\": {";
+    bool first = true;
+    for (std::size_t v = 0; v < nv; ++v) {
+      if (skipped.count(cat.variants[v].name) != 0) continue;
+      if (m[v].us.empty() && !m[v].error.empty() && rep == 0 && m[v].inferences == 0) {
+        skipped[cat.variants[v].name] = m[v].error;  // never ran here: left out of later repetitions
+        continue;
+      }
+      js << (first ? "" : ", ") << json_string(cat.variants[v].name) << ": {\"median_us\": "
+         << num(quantile(m[v].us, 0.5)) << ", \"p10_us\": " << num(quantile(m[v].us, 0.1))
+         << ", \"p90_us\": " << num(quantile(m[v].us, 0.9)) << ", \"samples\": " << m[v].us.size()
+         << ", \"inferences\": " << m[v].inferences << ", \"stale_inferences\": " << m[v].stale_inferences;
+      if (!m[v].error.empty()) js << ", \"error\": " << json_string(m[v].error);
+      if (cat.variants[v].kind == "clzero" && m[v].stale_inferences != 0)
+        stale_clzero[cat.variants[v].name + " at " + std::to_string(bytes) + " bytes"] += m[v].stale_inferences;
+      js << "}";
+      first = false;
+    }
+    js << "}}";
+  }
+  js << "]}";
+  return js.str();
+}
+
+std::string variants_json(const Catalogue& cat, const char* section) {
+  std::ostringstream js;
+  bool first = true;
+  for (const Variant& v : cat.variants) {
+    js << (first ? "" : ",\n    ") << "{\"name\": " << json_string(v.name) << ", \"section\": \"" << section
+       << "\", \"kind\": " << json_string(v.kind) << ", \"family\": " << json_string(v.family)
+       << ", \"allocation\": " << json_string(v.allocation) << ", \"wait\": " << json_string(v.wait)
+       << ", \"slots\": " << v.slots << "}";
+    first = false;
+  }
+  return js.str();
+}
+
+/// OpenCL calls per inference of each variant at 4 KiB (blocks of 64 after
+/// one warm-up block), counted by call_count.cpp.
+std::string calls_json(const std::vector<const Catalogue*>& cats) {
+  std::ostringstream js;
+  bool first = true;
+  constexpr std::size_t kBlock = 64, kN = 1024;
+  for (const Catalogue* cat : cats)
+    for (const Variant& v : cat->variants) {
+      std::vector<std::pair<std::string, long long>> counts;
+      try {
+        auto s = v.make(kN);
+        s->run_block(1, kBlock);
+        start_counting_calls();
+        s->run_block(1 + kBlock, kBlock);
+        counts = stop_counting_calls();
+      } catch (const std::exception&) {
+        stop_counting_calls();
+        continue;
+      }
+      long long total = 0;
+      for (const auto& c : counts) total += c.second;
+      js << (first ? "" : ",\n    ") << json_string(v.name) << ": {\"per_inference\": "
+         << num(static_cast<double>(total) / kBlock) << ", \"by_call\": {";
+      bool f2 = true;
+      for (const auto& c : counts) {
+        js << (f2 ? "" : ", ") << json_string(c.first) << ": " << num(static_cast<double>(c.second) / kBlock);
+        f2 = false;
+      }
+      js << "}}";
+      first = false;
+    }
+  return js.str();
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  return "unknown";
+}
+
+Catalogue filtered(Catalogue c, const std::string& filter) {
+  if (filter.empty()) return c;
+  std::vector<Variant> keep;
+  for (auto& v : c.variants)
+    if (v.name.find(filter) != std::string::npos) keep.push_back(std::move(v));
+  c.variants = std::move(keep);
+  return c;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json] [--sections "
+               "serial,pipelined] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter TEXT] "
+               "[--no-calls]\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace clzero_seq
+
+int main(int argc, char** argv) {
+  using namespace clzero_seq;
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "clzero_sequences: %s needs a value\n", a.c_str());
+        std::exit(usage());
+      }
+      return argv[++i];
+    };
+    if (a == "--platform")
+      setenv("CLZERO_BENCH_PLATFORM", value(), 1);
+    else if (a == "--budget-s")
+      o.budget_s = std::atof(value());
+    else if (a == "--out")
+      o.out = value();
+    else if (a == "--sections") {
+      const std::string s = value();
+      o.serial = s.find("serial") != std::string::npos;
+      o.pipelined = s.find("pipelined") != std::string::npos;
+    } else if (a == "--sizes")
+      o.sizes = parse_sizes(value());
+    else if (a == "--pipelined-sizes")
+      o.pipelined_sizes = parse_sizes(value());
+    else if (a == "--reps")
+      o.reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
+    else if (a == "--filter")
+      o.filter = value();
+    else if (a == "--no-calls")
+      o.calls = false;
+    else
+      return usage();
+  }
+
+  try {
+    const auto start = Clock::now();
+    const Rig& rig = Rig::get();
+    const clzero::DeviceCaps& caps = rig.caps;
+    std::fprintf(stderr, "clzero_sequences on: %s (%s) | %s | %s | driver %s\n", caps.platform_name.c_str(),
+                 caps.platform_version.c_str(), caps.name.c_str(), caps.device_version.c_str(),
+                 caps.driver_version.c_str());
+    const Catalogue serial = filtered(serial_catalogue(caps), o.filter);
+    const Catalogue pipelined = filtered(pipelined_catalogue(caps), o.filter);
+    std::mt19937 rng(20261201u);
+
+    // Budget shares by weight, over the sizes that fit one allocation.
+    double weights = 0;
+    auto fits = [&](std::size_t b) { return b <= caps.max_mem_alloc_size; };
+    if (o.serial)
+      for (std::size_t b : o.sizes)
+        if (fits(b)) weights += serial_plan(b).weight;
+    if (o.pipelined)
+      for (std::size_t b : o.pipelined_sizes)
+        if (fits(b)) weights += pipelined_plan(b).weight;
+    const double budget = o.budget_s * (o.calls ? 0.97 : 1.0);
+
+    std::map<std::string, std::string> skipped;
+    std::map<std::string, std::size_t> stale_clzero;
+    std::ostringstream serial_js, pipelined_js, auto_js;
+    bool first = true;
+    if (o.serial)
+      for (std::size_t b : o.sizes) {
+        if (!fits(b)) continue;
+        std::string label;
+        try {
+          ClzeroSequence<clzero::policy::Auto> probe(b / sizeof(std::uint32_t), clzero::policy::Auto::Options{});
+          const auto& c = probe.tensor().policy().choice();
+          label = c.label() + ": " + c.reason;
+        } catch (const std::exception& e) {
+          label = std::string("(Auto failed: ") + e.what() + ")";
+        }
+        std::fprintf(stderr, "serial, %zu bytes (Auto: %s)\n", b, label.c_str());
+        auto_js << (first ? "" : ", ") << "\"" << b << "\": " << json_string(label);
+        serial_js << (first ? "" : ",\n    ")
+                  << run_size(serial, b, serial_plan(b), o.reps, budget * serial_plan(b).weight / weights, rng, skipped,
+                           stale_clzero);
+        first = false;
+      }
+    first = true;
+    if (o.pipelined)
+      for (std::size_t b : o.pipelined_sizes) {
+        if (!fits(b)) continue;
+        std::fprintf(stderr, "pipelined, %zu bytes\n", b);
+        pipelined_js << (first ? "" : ",\n    ")
+                     << run_size(pipelined, b, pipelined_plan(b), o.reps, budget * pipelined_plan(b).weight / weights,
+                                 rng, skipped, stale_clzero);
+        first = false;
+      }
+    std::string calls;
+    if (o.calls) calls = calls_json({&serial, &pipelined});
+
+    std::ostringstream js;
+    const std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    js << "{\n  \"schema\": \"clzero.sequences/1\",\n  \"context\": {\"date\": \"" << date
+       << "\", \"clzero_version\": " << json_string(CLZERO_VERSION_STRING)
+       << ", \"platform\": " << json_string(caps.platform_name)
+       << ", \"platform_version\": " << json_string(caps.platform_version)
+       << ", \"device\": " << json_string(caps.name) << ", \"device_version\": " << json_string(caps.device_version)
+       << ", \"driver_version\": " << json_string(caps.driver_version) << ", \"cpu\": " << json_string(cpu_model())
+       << ", \"budget_s\": " << num(o.budget_s) << ", \"reps\": " << o.reps
+       << ", \"calls_counted\": " << (call_counting_works() ? "true" : "false") << "},\n  \"auto\": {"
+       << auto_js.str() << "},\n  \"variants\": [\n    " << variants_json(serial, "serial");
+    if (!serial.variants.empty() && !pipelined.variants.empty()) js << ",\n    ";
+    js << variants_json(pipelined, "pipelined") << "\n  ],\n  \"lacking\": [";
+    first = true;
+    for (const auto& l : serial.lacking) {
+      js << (first ? "" : ", ") << json_string(l);
+      first = false;
+    }
+    js << "],\n  \"skipped\": {";
+    first = true;
+    for (const auto& s : skipped) {
+      js << (first ? "" : ", ") << json_string(s.first) << ": " << json_string(s.second);
+      first = false;
+    }
+    js << "},\n  \"serial\": [\n    " << serial_js.str() << "\n  ],\n  \"pipelined\": [\n    " << pipelined_js.str()
+       << "\n  ],\n  \"calls\": {\n    " << calls << "\n  },\n  \"elapsed_s\": "
+       << num(std::chrono::duration<double>(Clock::now() - start).count()) << "\n}\n";
+    if (o.out.empty()) {
+      std::fputs(js.str().c_str(), stdout);
+    } else {
+      std::ofstream f(o.out);
+      f << js.str();
+      if (!f) {
+        std::fprintf(stderr, "clzero_sequences: cannot write %s\n", o.out.c_str());
+        return 1;
+      }
+    }
+    std::fprintf(stderr, "clzero_sequences: done in %.1f s\n",
+                 std::chrono::duration<double>(Clock::now() - start).count());
+    // A stale hand-written variant is a finding about the driver, shown in
+    // the report; a stale clzero variant fails the run (after the JSON is
+    // written), because clzero promises fresh data.
+    for (const auto& s : stale_clzero)
+      std::fprintf(stderr, "clzero_sequences: STALE: %s showed wrong elements in %zu inferences\n", s.first.c_str(),
+                   s.second);
+    return stale_clzero.empty() ? 0 : 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clzero_sequences: %s\n", e.what());
+    return 1;
+  }
+}
