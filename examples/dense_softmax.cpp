@@ -82,7 +82,8 @@ struct Engine {
 // each model an engine loads would: on NVIDIA's driver 580 a kernel whose
 // argument was once an SVM pointer (policy::Svm) can no longer be enqueued
 // after that argument is set to a cl_mem (CL_INVALID_KERNEL_ARGS; see
-// docs/drivers.md), so kernels are not shared between SVM and buffer tensors.
+// docs/drivers.md, "A kernel argument once set to an SVM pointer cannot take
+// a cl_mem again"), so kernels are not shared between SVM and buffer tensors.
 struct Kernels {
   explicit Kernels(const Engine& e) {
     cl_int rc = CL_SUCCESS;

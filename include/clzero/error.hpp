@@ -192,9 +192,12 @@ inline ErrorHandler set_cleanup_error_handler(ErrorHandler handler) noexcept {
   return detail::cleanup_handler().exchange(handler != nullptr ? handler : &detail::print_error);
 }
 
-/// Builds with CLZERO_NO_EXCEPTIONS: every error goes to this handler instead
-/// of being thrown; clzero then calls std::abort(), because the operation that
-/// failed cannot return a usable result. Ignored when exceptions are enabled.
+/// Builds with CLZERO_NO_EXCEPTIONS (defined for you under -fno-exceptions, or
+/// by you in a build with exceptions): every error goes to this handler
+/// instead of being thrown; if the handler returns, clzero prints the error and
+/// calls std::abort(), because the operation that failed cannot return a
+/// usable result. Without CLZERO_NO_EXCEPTIONS errors are thrown and this
+/// handler is never called.
 inline ErrorHandler set_error_handler(ErrorHandler handler) noexcept {
   return detail::raise_handler().exchange(handler);
 }

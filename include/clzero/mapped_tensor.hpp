@@ -397,7 +397,9 @@ class MappedTensor {
   cl_context context() const { return core("context")->queue_context().ctx(); }
   /// The queue the tensor retains; clzero enqueues its maps, unmaps and copies there.
   cl_command_queue queue() const { return core("queue")->queue_context().q(); }
-  /// False after a failure left the tensor unusable; every call then throws.
+  /// False after a failure left the tensor unusable: device_access() and every view then throw
+  /// ErrorKind::unusable; the queries (shape, bytes, buffer, policy, ...) keep working, and
+  /// destroying the tensor is the only way on.
   bool usable() const noexcept { return core_ && core_->is_usable(); }
   /// False for an empty (moved-from or default-constructed) tensor.
   explicit operator bool() const noexcept { return static_cast<bool>(core_); }

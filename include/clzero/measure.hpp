@@ -107,7 +107,8 @@ class TimedPolicy final : public Timed {
         tensor_(context, rig.queue.get(), {n}, intent == Intent::input ? Intent::inout : intent, options) {
     // A kernel object per candidate. NVIDIA's driver 580 refuses to enqueue a
     // kernel whose argument was once an SVM pointer and is now a cl_mem
-    // (CL_INVALID_KERNEL_ARGS; docs/drivers.md), so candidates never share one.
+    // (CL_INVALID_KERNEL_ARGS; docs/drivers.md, "A kernel argument once set to
+    // an SVM pointer cannot take a cl_mem again"), so candidates never share one.
     cl_int rc = CL_SUCCESS;
     kernel_ = KernelHandle::adopt(clCreateKernel(rig.program.get(), "clzero_measure_fill", &rc));
     check(rc, "clCreateKernel", "measuring policies");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Faults of the caller: every misuse (DESIGN.md section 4) and every bad
+// Faults of the caller: every misuse of the ownership rule (docs/api.md,
+// "Ownership in one paragraph") and every bad
 // argument gives a clzero::Error of the documented kind whose message says
 // what went wrong and how to fix it, and leaves no OpenCL object, mapping or
 // protocol violation behind (checked by the fault layer after each case).
@@ -76,7 +77,7 @@ Tensor tensor(Intent intent, std::size_t n = 16) { return Tensor(Env::get().cont
 
 }  // namespace
 
-TEST_CASE("the misuses of DESIGN.md section 4 say how to fix them", "[misuse_messages]") {
+TEST_CASE("every misuse of the ownership rule says how to fix it", "[misuse_messages]") {
   SECTION("handing the tensor to the device while a host view is alive") {
     expect_error(ErrorKind::misuse, "host view(s) still alive", [] {
       Tensor t = tensor(Intent::output);

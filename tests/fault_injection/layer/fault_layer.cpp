@@ -19,7 +19,8 @@
 // then returns CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST. The layer applies
 // that rule itself for every failure visible at enqueue time, because PoCL
 // 3.1 (Debian 12) never completes a kernel, nor returns from a blocking map,
-// that waits on a failed event (docs/reliability.md has the repro).
+// that waits on a failed event (docs/drivers.md, "PoCL 3.1: a command waiting
+// on a failed event never completes").
 #include <CL/cl_layer.h>
 
 #include <algorithm>
