@@ -61,9 +61,15 @@ inline std::uint32_t measure_value(std::uint32_t i, std::uint32_t iter) {
 struct MeasureRig {
   QueueHandle queue;
   ProgramHandle program;
+  const char* failed_call = nullptr;  ///< the OpenCL call that failed in prepare()
+  cl_int failed_code = CL_SUCCESS;    ///< and its error code
 
-  MeasureRig(cl_context context, cl_device_id device, unsigned opencl_major) {
-    constexpr const char* doing = "measuring policies: preparing a private queue and kernel";
+  static constexpr const char* doing = "measuring policies: preparing a private queue and kernel";
+
+  /// Makes the queue and builds the kernel. Raises nothing: a failure (e.g.
+  /// CL_COMPILER_NOT_AVAILABLE from clBuildProgram on a device without an
+  /// online compiler) is recorded for error(), so that Auto can keep its rule.
+  bool prepare(cl_context context, cl_device_id device, unsigned opencl_major) noexcept {
     cl_int rc = CL_SUCCESS;
 #if defined(CL_VERSION_2_0)
     if (opencl_major >= 2) {
@@ -81,11 +87,23 @@ struct MeasureRig {
 #pragma GCC diagnostic pop
 #endif
     }
-    check(rc, "clCreateCommandQueue", doing);
+    if (rc != CL_SUCCESS) return fail("clCreateCommandQueue", rc);
     const char* src = kMeasureKernel;
     program = ProgramHandle::adopt(clCreateProgramWithSource(context, 1, &src, nullptr, &rc));
-    check(rc, "clCreateProgramWithSource", doing);
-    check(clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr), "clBuildProgram", doing);
+    if (rc != CL_SUCCESS) return fail("clCreateProgramWithSource", rc);
+    rc = clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr);
+    if (rc != CL_SUCCESS) return fail("clBuildProgram", rc);
+    return true;
+  }
+
+  /// What prepare() failed at, as an Error.
+  Error error() const { return Error(doing, failed_call, failed_code); }
+
+ private:
+  bool fail(const char* call, cl_int code) noexcept {
+    failed_call = call;
+    failed_code = code;
+    return false;
   }
 };
 
@@ -162,22 +180,13 @@ inline std::unique_ptr<Timed> make_timed(MeasureRig& rig, cl_context context, st
   raise(Error(ErrorKind::unsupported, "measuring policies", "Svm needs CL_TARGET_OPENCL_VERSION 200 or later"));
 }
 
-}  // namespace detail
-
-/// Times one inference of `bytes` bytes with each candidate on `device` (a
-/// private queue of `context`) and checks every element of every inference.
-/// The candidates take turns, one inference each per round, so that a slow
-/// spell of the machine hits all of them alike; after two warm-up rounds it
-/// runs at least `min_rounds` rounds and until 5 ms have passed (at most 200).
-/// A candidate that cannot be built or run comes back with `error` set.
-inline std::vector<Measurement> measure(cl_context context, cl_device_id device, std::size_t bytes, Intent intent,
-                                        const std::vector<policy::Choice>& candidates, int min_rounds = 15) {
-  const DeviceCaps caps = DeviceCaps::query(device);
-  detail::MeasureRig rig(context, device, caps.opencl_major);
+/// measure() on a prepared rig.
+inline std::vector<Measurement> measure_on(MeasureRig& rig, cl_context context, std::size_t bytes, Intent intent,
+                                           const std::vector<policy::Choice>& candidates, int min_rounds) {
   const std::size_t n = std::max<std::size_t>(1, bytes / sizeof(std::uint32_t));
   const std::size_t count = candidates.size();
   std::vector<Measurement> results(count);
-  std::vector<std::unique_ptr<detail::Timed>> runners(count);
+  std::vector<std::unique_ptr<Timed>> runners(count);
   std::vector<std::vector<double>> times(count);
   auto guarded = [&](std::size_t i, auto&& step) {
 #if CLZERO_DETAIL_HAS_EXCEPTIONS
@@ -195,7 +204,7 @@ inline std::vector<Measurement> measure(cl_context context, cl_device_id device,
   for (std::size_t i = 0; i < count; ++i) {
     results[i].choice = candidates[i];
     results[i].fresh = true;
-    guarded(i, [&] { runners[i] = detail::make_timed(rig, context, n, intent, candidates[i]); });
+    guarded(i, [&] { runners[i] = make_timed(rig, context, n, intent, candidates[i]); });
   }
   const auto start = std::chrono::steady_clock::now();
   const int warmup = 2;
@@ -221,6 +230,23 @@ inline std::vector<Measurement> measure(cl_context context, cl_device_id device,
     results[i].us_per_inference = times[i][times[i].size() / 2];
   }
   return results;
+}
+
+}  // namespace detail
+
+/// Times one inference of `bytes` bytes with each candidate on `device` (a
+/// private queue of `context`) and checks every element of every inference.
+/// The candidates take turns, one inference each per round, so that a slow
+/// spell of the machine hits all of them alike; after two warm-up rounds it
+/// runs at least `min_rounds` rounds and until 5 ms have passed (at most 200).
+/// A candidate that cannot be built or run comes back with `error` set;
+/// throws clzero::Error when the private queue or kernel cannot be made.
+inline std::vector<Measurement> measure(cl_context context, cl_device_id device, std::size_t bytes, Intent intent,
+                                        const std::vector<policy::Choice>& candidates, int min_rounds = 15) {
+  const DeviceCaps caps = DeviceCaps::query(device);
+  detail::MeasureRig rig;
+  if (!rig.prepare(context, device, caps.opencl_major)) detail::raise(rig.error());
+  return detail::measure_on(rig, context, bytes, intent, candidates, min_rounds);
 }
 
 namespace detail {

@@ -187,8 +187,17 @@ class Auto {
     // Large tensors are measured at 16 MiB: the ranking is settled by then
     // (host reads and bus copies scale alike) and the measurement stays short.
     const std::size_t measured = std::min<std::size_t>(bytes, std::size_t{16} << 20);
+    // The measurement only refines the rule: if its queue or kernel cannot
+    // be made (no online compiler: CL_COMPILER_NOT_AVAILABLE), the rule
+    // decides and the reason says so. Not cached: a later tensor tries again.
+    detail::MeasureRig rig;
+    if (!rig.prepare(q.ctx(), q.device, caps.opencl_major)) {
+      rule.reason += "; the measurement that would refine this choice could not be set up (" +
+                     std::string(rig.error().what()) + "), so the rule alone decided";
+      return rule;
+    }
     const std::vector<Measurement> results =
-        clzero::measure(q.ctx(), q.device, measured, intent, measurement_candidates(caps, intent));
+        detail::measure_on(rig, q.ctx(), measured, intent, measurement_candidates(caps, intent), 15);
     Choice chosen = decide_measured(rule, results, measured);
     cache.emplace(key, chosen);
     return chosen;
