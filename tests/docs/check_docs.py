@@ -3,8 +3,9 @@
 """Checks that the documentation says what the code does.
 
     check_docs.py remedies            docs/reliability.md's remedies are in the headers' messages
-    check_docs.py api XML_DIR         every public declaration Doxygen finds is named in docs/api.md
-    check_docs.py api-list            print the declarations docs/api.md must name (needs XML_DIR)
+    check_docs.py api DOXYGEN OUT_DIR every public declaration (Doxygen's XML of the repository's
+                                      Doxyfile, written to OUT_DIR), CMake option, environment
+                                      variable and clzero-info flag is named in docs/api.md
 
 Exit status 1, with every discrepancy listed, when the documentation is wrong.
 """
@@ -86,9 +87,163 @@ def check_remedies():
     return 0
 
 
+# ---------------------------------------------------------------- api.md
+
+SKIP_MEMBERS = re.compile(r"^(operator\W.*|operator bool|~.*)$")
+
+
+def doxygen_xml(doxygen, out):
+    """Runs Doxygen on the repository's Doxyfile with XML output into OUT; returns the XML folder."""
+    import subprocess
+    os.makedirs(out, exist_ok=True)
+    conf = os.path.join(out, "Doxyfile")
+    with open(conf, "w") as f:
+        f.write("@INCLUDE = %s\nOUTPUT_DIRECTORY = %s\nGENERATE_HTML = NO\nGENERATE_XML = YES\n"
+                "XML_PROGRAMLISTING = NO\nSOURCE_BROWSER = NO\nQUIET = YES\nWARNINGS = NO\n" %
+                (os.path.join(ROOT, "Doxyfile"), out))
+    subprocess.run([doxygen, conf], cwd=ROOT, check=True)
+    return os.path.join(out, "xml")
+
+
+def public_declarations(xml_dir):
+    """[(scope, name, kind)]: every public class, member, free function, enum value and macro."""
+    out = []
+    index = ET.parse(os.path.join(xml_dir, "index.xml")).getroot()
+    for c in index.findall("compound"):
+        kind = c.get("kind")
+        if kind not in ("class", "struct", "namespace", "file"):
+            continue
+        tree = ET.parse(os.path.join(xml_dir, c.get("refid") + ".xml")).getroot()
+        comp = tree.find("compounddef")
+        cname = comp.findtext("compoundname")
+        if "detail" in cname.split("::") or cname == "std":
+            continue
+        if kind in ("class", "struct"):
+            out.append(("", cname, kind, "namespace"))
+        for m in comp.iter("memberdef"):
+            mk, prot = m.get("kind"), m.get("prot")
+            name = m.findtext("name")
+            if prot != "public" or mk == "friend" or SKIP_MEMBERS.match(name):
+                continue
+            if kind == "file" and mk != "define":
+                continue  # free functions are listed under their namespace
+            if mk == "define" and name.startswith("CLZERO_DETAIL_"):
+                continue
+            if kind in ("class", "struct") and name == cname.split("::")[-1]:
+                continue  # constructors: documented with their class
+            scope_kind = "namespace" if kind in ("namespace", "file") else "class"
+            out.append((cname if kind != "file" else "", name, mk, scope_kind))
+            if mk == "enum":
+                for v in m.findall("enumvalue"):
+                    out.append((cname if kind != "file" else "", v.findtext("name"), "enumvalue", scope_kind))
+    return out
+
+
+def api_sections(text):
+    """docs/api.md cut at every heading: [(heading, body)]."""
+    sections, heading, body = [], "", []
+    for line in text.split("\n"):
+        if line.startswith("#"):
+            sections.append((heading, "\n".join(body)))
+            heading, body = line, []
+        else:
+            body.append(line)
+    sections.append((heading, "\n".join(body)))
+    return sections
+
+
+def code_identifiers(text):
+    """Every identifier inside a code span or a code block of `text`."""
+    spans = re.findall(r"```.*?```|`[^`]+`", text, re.S)
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(spans)))
+
+
+def words(text):
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def other_names():
+    """What a user sets or types besides C++: the CMake options and cache
+    variables of the project and its test suites, the environment variables
+    the library, clzero-info and the main test suite read, and clzero-info's
+    flags. (The fault layer's and the benchmarks' variables are documented
+    with them, in reliability.md and benchmarks.md.)"""
+    names = []
+    cmake = [os.path.join(ROOT, "CMakeLists.txt"), os.path.join(ROOT, "tests", "CMakeLists.txt")]
+    for sub in ("tests", "examples", "tools"):
+        for d in sorted(os.listdir(os.path.join(ROOT, sub))):
+            if os.path.isfile(os.path.join(ROOT, sub, d, "CMakeLists.txt")):
+                cmake.append(os.path.join(ROOT, sub, d, "CMakeLists.txt"))
+    cmake.append(os.path.join(ROOT, "tools", "CMakeLists.txt"))
+    for path in cmake:
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        rel = os.path.relpath(path, ROOT)
+        for n in re.findall(r"\boption\(\s*(CLZERO_[A-Z0-9_]+)", text):
+            names.append(("CMake option (%s)" % rel, n))
+        for n in re.findall(r"\bset\(\s*(CLZERO_[A-Z0-9_]+)[^)]*\bCACHE\b", text):
+            names.append(("CMake cache variable (%s)" % rel, n))
+    sources = []
+    for base, _, files in os.walk(os.path.join(ROOT, "include")):
+        sources += [os.path.join(base, f) for f in files if f.endswith(".hpp")]
+    for d in (os.path.join(ROOT, "tools"), os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "support")):
+        sources += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith((".hpp", ".cpp"))]
+    for path in sources:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        for n in re.findall(r'getenv\(\s*"(CLZERO_[A-Z0-9_]+)"', text):
+            names.append(("environment variable (%s)" % os.path.relpath(path, ROOT), n))
+        if os.path.basename(path) == "clzero_info.cpp":
+            for n in re.findall(r'"(--[a-z][a-z0-9-]*)', text):
+                names.append(("clzero-info flag", n))
+    return sorted(set(names))
+
+
+def check_api(doxygen, out):
+    with open(os.path.join(ROOT, "docs", "api.md"), encoding="utf-8") as f:
+        api = f.read()
+    sections = api_sections(api)
+    everywhere = code_identifiers(api)
+    protocol = [body for heading, body in sections if "policy protocol" in heading]
+    missing = []
+    for scope, name, kind, scope_kind in public_declarations(doxygen_xml(doxygen, out)):
+        if scope_kind == "namespace":
+            # A class, a free function, an enum or its values, a type alias, a
+            # macro: named in code somewhere on the page.
+            if name.split("::")[-1] not in everywhere:
+                missing.append("%s %s" % (kind, "::".join(x for x in (scope, name) if x)))
+            continue
+        # A member: named in code in a section that names its class (a policy's
+        # protocol members also in the policy protocol's section).
+        cls = scope.split("::")[-1]
+        outer = scope.split("::")[-2] if scope.count("::") >= 2 else ""
+        bodies = [h + "\n" + b for h, b in sections if cls in words(h) or cls in code_identifiers(b)]
+        if scope.startswith("clzero::policy::"):
+            bodies += protocol
+        if outer and outer != "policy":  # a nested type (Auto::Options): the outer class's sections too
+            bodies += [h + "\n" + b for h, b in sections if outer in words(h) or outer in code_identifiers(b)]
+        if not any(name in code_identifiers(b) for b in bodies):
+            missing.append("%s %s::%s" % (kind, scope, name))
+    for what, name in other_names():
+        if not re.search(r"`[^`\n]*" + re.escape(name) + r"(?![A-Za-z0-9_-])[^`\n]*`", api):
+            missing.append("%s %s" % (what, name))
+    for m in missing:
+        print("check_docs: docs/api.md does not name the public %s" % m)
+    if missing:
+        print("check_docs: %d public declarations are missing from docs/api.md: add each where its class is "
+              "described (in a code span), or move it into clzero::detail" % len(missing))
+        return 1
+    print("check_docs: every public declaration is named in docs/api.md")
+    return 0
+
+
 def main(argv):
     if argv[:1] == ["remedies"]:
         return check_remedies()
+    if argv[:1] == ["api"] and len(argv) == 3:
+        return check_api(argv[1], argv[2])
     print(__doc__)
     return 2
 

@@ -75,41 +75,41 @@ struct Choice {
   }
 };
 
-/// Fine-grained buffer SVM, else Intel USM host memory: the paths that need
-/// no map at all (the kernel's event is the only synchronisation). Fills `c`
-/// and returns true if the device has one; `where` starts the reason.
-inline bool choose_map_free(const DeviceCaps& caps, const char* where, Choice& c) {
-#if defined(CL_VERSION_2_0)
-  if (caps.svm_fine_grain_buffer) {
-    c.kind = Choice::Kind::svm;
-    c.svm_fine = true;
-    c.reason = std::string(where) +
-               " and has fine-grained buffer SVM: no map and no copy, the kernel's event is "
-               "the only synchronisation";
-    return true;
-  }
-#endif
-  if (caps.intel_usm_host) {
-    c.kind = Choice::Kind::unified_host;
-    c.reason = std::string(where) +
-               " and offers Intel USM host allocations (cl_intel_unified_shared_memory): no "
-               "map and no copy, the kernel's event is the only synchronisation";
-    return true;
-  }
-  return false;
-}
-
 /// Applies the rules above to a device and an intent. Pure: no allocation,
 /// no measurement. clzero-info prints what it returns for every device.
 inline Choice choose(const DeviceCaps& caps, Intent intent) {
   Choice c;
+  // Fine-grained buffer SVM, else Intel USM host memory: the paths that need
+  // no map at all (the kernel's event is the only synchronisation). Fills `c`
+  // and says whether the device has one; `where` starts the reason. Used by
+  // rule 1 and rules 4-5; local, so that it is no part of the API.
+  auto map_free = [&caps, &c](const char* where) -> bool {
+#if defined(CL_VERSION_2_0)
+    if (caps.svm_fine_grain_buffer) {
+      c.kind = Choice::Kind::svm;
+      c.svm_fine = true;
+      c.reason = std::string(where) +
+                 " and has fine-grained buffer SVM: no map and no copy, the kernel's event is "
+                 "the only synchronisation";
+      return true;
+    }
+#endif
+    if (caps.intel_usm_host) {
+      c.kind = Choice::Kind::unified_host;
+      c.reason = std::string(where) +
+                 " and offers Intel USM host allocations (cl_intel_unified_shared_memory): no "
+                 "map and no copy, the kernel's event is the only synchronisation";
+      return true;
+    }
+    return false;
+  };
   const bool discrete = !caps.host_unified_memory;
   if (!discrete) {
     // No copy either way; what differs is the commands per inference. Fine
     // SVM and USM need none (the kernel's event is the only sync point);
     // Persistent needs an unmap and a map, each a trip through the driver
     // (docs/benchmarks.md, PoCL rows).
-    if (choose_map_free(caps, "the device shares memory with the host", c)) return c;
+    if (map_free("the device shares memory with the host")) return c;
     c.kind = Choice::Kind::persistent;
     c.allocation = Allocation::alloc_host_ptr();
     c.reason =
@@ -132,7 +132,7 @@ inline Choice choose(const DeviceCaps& caps, Intent intent) {
         "counterpart of cudaHostAllocMapped), so no copy follows the kernel";
     return c;
   }
-  if (choose_map_free(caps, "discrete GPU", c)) return c;
+  if (map_free("discrete GPU")) return c;
   c.kind = Choice::Kind::copy_to_pinned;
   c.reason =
       "discrete GPU without a zero-copy host path: a map of CL_MEM_ALLOC_HOST_PTR would be a DMA copy "
