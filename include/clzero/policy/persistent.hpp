@@ -97,9 +97,20 @@ class MappedAtRest {
       waits.append(ready_);  // readers may overlap a read mapping, not precede it
       return;
     }
+    // The kernels of earlier Access::read accesses read through the mapping
+    // kept for them (in_flight_). This access's kernels may write, and they
+    // wait only on the unmap: so the unmap waits for those readers too, or a
+    // writer on an out-of-order queue (or readers on another queue) runs
+    // before them and they read its data. Finished ones order nothing, and
+    // one that ended in error must not fail the unmap: they are dropped.
+    in_flight_.drop_finished();
+    before_unmap_.clear();
+    before_unmap_.append(ready_);
+    before_unmap_.append(in_flight_);
     cl_event unmapped = nullptr;
-    check(storage_.unmap(q_.q(), ptr_, ready_, &unmapped), Storage::unmap_api(), who_,
+    check(storage_.unmap(q_.q(), ptr_, before_unmap_, &unmapped), Storage::unmap_api(), who_,
           "unmapping the tensor before device access");
+    before_unmap_.clear();
     mapped_ = false;
     ptr_ = nullptr;
     ready_.clear();
@@ -226,7 +237,9 @@ class MappedAtRest {
   void* ptr_ = nullptr;
   bool mapped_ = false;
   EventList ready_;      // the current map's event, until it has been waited for
-  EventList in_flight_;  // commands of the last access not yet waited for (see wait_for_producers)
+  EventList in_flight_;  // commands of the last access not yet waited for (see wait_for_producers),
+                         // and the readers of a mapping kept through Access::read accesses
+  EventList before_unmap_;  // what the next unmap waits for; kept to reuse its storage
 };
 
 }  // namespace detail

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// Defects found by reviewing the code against the spec's ordering rules
+// (docs/reliability.md lists them), one test each, written to fail before
+// the fix. They run under the fault layer: its shadow maps give every map
+// fresh memory (poisoned where the map invalidates), and it counts the
+// events the application holds.
+#include <clzero/clzero.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/fault_layer.hpp"
+#include "support/catch.hpp"
+#include "support/probes.hpp"
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+struct Queue {
+  explicit Queue(cl_command_queue_properties props) : q(Env::get().make_queue(props)) {}
+  ~Queue() { clReleaseCommandQueue(q); }
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+  cl_command_queue q;
+};
+
+struct Buffer {
+  explicit Buffer(std::size_t bytes) {
+    cl_int rc = CL_SUCCESS;
+    mem = clCreateBuffer(Env::get().context, CL_MEM_READ_WRITE, bytes, nullptr, &rc);
+    ok(rc, "clCreateBuffer");
+  }
+  ~Buffer() { clReleaseMemObject(mem); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  cl_mem mem = nullptr;
+};
+
+// While alive, every map of a buffer returns fresh memory: what a map with
+// CL_MAP_WRITE_INVALIDATE_REGION leaves undefined reads as 0xa5 bytes.
+struct ShadowMaps {
+  ShadowMaps() { FaultLayer::get().shadow_maps(true); }
+  ~ShadowMaps() { FaultLayer::get().shadow_maps(false); }
+  ShadowMaps(const ShadowMaps&) = delete;
+  ShadowMaps& operator=(const ShadowMaps&) = delete;
+};
+
+std::vector<std::uint32_t> read_back(cl_command_queue q, cl_mem m, std::size_t n) {
+  std::vector<std::uint32_t> out(n);
+  ok(clFinish(q), "clFinish");
+  ok(clEnqueueReadBuffer(q, m, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr), "clEnqueueReadBuffer");
+  return out;
+}
+
+// Polls `e` until it has finished or `ms` have passed; whether it finished.
+bool finishes_within_ms(cl_event e, int ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  cl_int status = CL_QUEUED;
+  for (;;) {
+    ok(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr), "clGetEventInfo");
+    if (status <= CL_COMPLETE) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+template <class Tensor>
+void wait_until_host_ready(Tensor& t) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!t.host_ready() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// ---- defect 1 ---------------------------------------------------------------
+
+// A read-only access keeps the read mapping; the kernel that reads is held
+// by a gate. The next access writes new values: its kernel must not run
+// before the reader, or the reader copies the new values.
+template <class Policy>
+void reader_is_not_overtaken(const typename Policy::Options& options, cl_command_queue tensor_queue,
+                             cl_command_queue reader_queue) {
+  Env& env = Env::get();
+  const cl_uint n = 4096;
+  const std::size_t global = n;
+  Kernel fill("fill_u32"), copy("copy_u32");
+  Buffer copied(n * 4);
+  MappedTensor<std::uint32_t, Policy> t(env.context, tensor_queue, {n}, Intent::output, options);
+  for (cl_uint iter = 1; iter <= 3; ++iter) {
+    {
+      auto dev = t.device_access();
+      dev.bind(fill.k, 0);
+      fill.arg(1, n);
+      fill.arg(2, iter);
+      launch(tensor_queue, fill.k, n, dev);
+    }
+    Gate gate;
+    {
+      auto dev = t.device_access(Access::read);
+      dev.bind(copy.k, 0);
+      copy.arg(1, copied.mem);
+      copy.arg(2, n);
+      std::vector<cl_event> waits(dev.waits().begin(), dev.waits().end());
+      waits.push_back(gate.event);
+      ok(clEnqueueNDRangeKernel(reader_queue, copy.k, 1, nullptr, &global, nullptr,
+                                static_cast<cl_uint>(waits.size()), waits.data(), dev.event_slot()),
+         "clEnqueueNDRangeKernel");
+    }
+    ok(clFlush(reader_queue), "clFlush");
+    cl_event writer = nullptr;
+    {
+      auto dev = t.device_access(Access::write);
+      dev.bind(fill.k, 0);
+      fill.arg(2, iter + 100);
+      ok(clEnqueueNDRangeKernel(tensor_queue, fill.k, 1, nullptr, &global, nullptr, dev.wait_count(),
+                                dev.wait_list(), &writer),
+         "clEnqueueNDRangeKernel");
+      dev.used_by(writer);
+    }
+    ok(clFlush(tensor_queue), "clFlush");
+    // Only a writer ordered after the gated reader waits here; the verdict is the data.
+    const bool overtook = finishes_within_ms(writer, 200);
+    clReleaseEvent(writer);
+    gate.open();
+    ok(clFinish(reader_queue), "clFinish");
+    const std::vector<std::uint32_t> seen = read_back(reader_queue, copied.mem, n);
+    std::size_t wrong = 0;
+    for (cl_uint i = 0; i < n; ++i) wrong += seen[i] != value(i, iter);
+    INFO(Policy::name << ", iteration " << iter << ": the writing kernel "
+                      << (overtook ? "ran before" : "waited for") << " the reading one");
+    CHECK(wrong == 0);
+    auto view = t.read_view();
+    std::size_t stale = 0;
+    for (cl_uint i = 0; i < n; ++i) stale += view[i] != value(i, iter + 100);
+    CHECK(stale == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier read-only access",
+          "[review_defects]") {
+  Env& env = Env::get();
+  SECTION("Persistent, out-of-order queue") {
+    if (!env.caps.out_of_order_queue) return;
+    Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    reader_is_not_overtaken<policy::Persistent>({}, ooo.q, ooo.q);
+  }
+  SECTION("Persistent, reader on a second queue") {
+    Queue second(0);
+    reader_is_not_overtaken<policy::Persistent>({}, env.queue, second.q);
+  }
+#if defined(CL_VERSION_2_0)
+  SECTION("coarse-grained Svm, out-of-order queue") {
+    if (!env.caps.out_of_order_queue || !env.caps.svm_coarse_grain_buffer) return;
+    Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    reader_is_not_overtaken<policy::Svm>({policy::Svm::Grain::coarse}, ooo.q, ooo.q);
+  }
+  SECTION("coarse-grained Svm, reader on a second queue") {
+    if (!env.caps.svm_coarse_grain_buffer) return;
+    Queue second(0);
+    reader_is_not_overtaken<policy::Svm>({policy::Svm::Grain::coarse}, env.queue, second.q);
+  }
+#endif
+}
+
