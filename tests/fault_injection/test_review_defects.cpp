@@ -170,3 +170,57 @@ TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier 
 #endif
 }
 
+// ---- defect 8 ---------------------------------------------------------------
+
+TEST_CASE("D-review-8: read-only accesses do not hold events the tensor no longer needs", "[review_defects]") {
+  Env& env = Env::get();
+  FaultLayer& layer = FaultLayer::get();
+  const cl_uint n = 256;
+  const std::size_t global = n;
+  Kernel fill("fill_u32"), copy("copy_u32");
+  Buffer copied(n * 4);
+  auto run = [&](auto& t) {
+    {
+      auto dev = t.device_access();
+      dev.bind(fill.k, 0);
+      fill.arg(1, n);
+      fill.arg(2, cl_uint{7});
+      launch(env.queue, fill.k, n, dev);
+    }
+    const long before = layer.counts().live_events;
+    for (int i = 0; i < 1000; ++i) {
+      auto dev = t.device_access(Access::read);
+      dev.bind(copy.k, 0);
+      copy.arg(1, copied.mem);
+      copy.arg(2, n);
+      cl_event done = nullptr;
+      ok(clEnqueueNDRangeKernel(env.queue, copy.k, 1, nullptr, &global, nullptr, dev.wait_count(), dev.wait_list(),
+                                &done),
+         "clEnqueueNDRangeKernel");
+      dev.used_by(done);
+      dev.end();
+      ok(clWaitForEvents(1, &done), "clWaitForEvents");
+      clReleaseEvent(done);
+    }
+    const long held = layer.counts().live_events - before;
+    INFO(t.policy().describe() << ": events held after 1000 read-only accesses whose kernels have completed");
+    CHECK(held <= 2);
+    const std::vector<std::uint32_t> seen = read_back(env.queue, copied.mem, n);
+    std::size_t wrong = 0;
+    for (cl_uint i = 0; i < n; ++i) wrong += seen[i] != value(i, 7);
+    CHECK(wrong == 0);
+  };
+  SECTION("Persistent") {
+    MappedTensor<std::uint32_t, policy::Persistent> t(env.context, env.queue, {n}, Intent::output);
+    run(t);
+  }
+#if defined(CL_VERSION_2_0)
+  SECTION("coarse-grained Svm") {
+    if (!env.caps.svm_coarse_grain_buffer) return;
+    MappedTensor<std::uint32_t, policy::Svm> t(env.context, env.queue, {n}, Intent::output,
+                                              {policy::Svm::Grain::coarse});
+    run(t);
+  }
+#endif
+}
+

@@ -120,6 +120,11 @@ class MappedAtRest {
   /// To host: map again once the commands in `used_by` have completed.
   void to_host(Access /*access*/, EventList& used_by) {
     if (mapped_) {  // kept mapped through a read-only access: data unchanged
+      // Readers pile up here until a write access or the release; the ones
+      // that have finished order nothing any more, so an engine that only
+      // reads holds as many events as it has readers running, not one per
+      // access it ever made.
+      in_flight_.drop_finished();
       in_flight_.append(used_by);
       return;
     }
