@@ -73,7 +73,7 @@ class ArenaInference final : public Inference {
     {
       auto dev = arena_.device_access();
       for (std::size_t p = 0; p < arena_.parts(); ++p) {
-        dev.bind(p, kernel_.get(), 0);
+        dev.bind(kernel_.get(), 0, clzero::Part{p});
         ok(enqueue_part(q_, kernel_.get(), per_part_, iter, static_cast<std::uint32_t>(p * per_part_),
                         dev.wait_count(), dev.wait_list(), dev.event_slot()),
            "clEnqueueNDRangeKernel");

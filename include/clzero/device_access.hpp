@@ -37,13 +37,24 @@ class DeviceAccess {
   /// Moves the open access; `other` is left ended (open() is false).
   DeviceAccess(DeviceAccess&& other) noexcept
       : state_(std::move(other.state_)), access_(other.access_), slot_(std::exchange(other.slot_, nullptr)) {}
-  /// Not move-assignable: replacing an open access would have to end it, which can fail.
-  DeviceAccess& operator=(DeviceAccess&&) = delete;
+  /// Ends this access first if it is open (as the destructor does: a failure
+  /// goes to the cleanup handler and leaves that tensor unusable, never a
+  /// throw), then takes over `other`, which is left ended. Lets engines keep
+  /// accesses in members and containers.
+  DeviceAccess& operator=(DeviceAccess&& other) noexcept {
+    if (this != &other) {
+      if (state_) detail::call_noexcept([&] { end(); }, "DeviceAccess::operator=: ending the replaced access");
+      state_ = std::move(other.state_);
+      access_ = other.access_;
+      slot_ = std::exchange(other.slot_, nullptr);
+    }
+    return *this;
+  }
 
   /// Ends the access if end() was not called; a failure goes to the cleanup
   /// handler (destructors never throw) and leaves the tensor unusable.
   ~DeviceAccess() {
-    if (state_) detail::call_noexcept([&] { end(); }, "ending a device access");
+    if (state_) detail::call_noexcept([&] { end(); }, "DeviceAccess::~DeviceAccess: ending the access");
   }
 
   /// Sets the tensor as argument `index` of `kernel`: clSetKernelArg with the
@@ -51,24 +62,24 @@ class DeviceAccess {
   /// for USM. Works for every policy. A non-zero `byte_offset` binds a part
   /// of a pointer-backed (SVM, USM) tensor; buffers bind whole.
   void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset = 0) const {
-    state("bind")->bind(kernel, index, byte_offset);
+    state("DeviceAccess::bind")->bind(kernel, index, byte_offset);
   }
 
   /// The cl_mem to pass to kernels (buffer-backed policies), or null for SVM
   /// and USM policies, whose kernels take a pointer: use bind() for those.
-  cl_mem buffer() const { return state("buffer")->buffer(); }
+  cl_mem buffer() const { return state("DeviceAccess::buffer")->buffer(); }
 
   /// The SVM / USM pointer to pass to kernels, or null for buffer policies.
-  void* svm_pointer() const { return state("svm_pointer")->svm_pointer(); }
+  void* svm_pointer() const { return state("DeviceAccess::svm_pointer")->svm_pointer(); }
 
   /// The events the kernels must wait on before touching the tensor (the
   /// unmap or upload clzero enqueued). Pass them as the enqueue's wait list.
-  cl_uint wait_count() const { return state("wait_count")->waits.count(); }
+  cl_uint wait_count() const { return state("DeviceAccess::wait_count")->waits.count(); }
   /// The wait list for wait_count(); null when there is nothing to wait for, as the
   /// clEnqueue* calls require (CL_INVALID_EVENT_WAIT_LIST otherwise).
-  const cl_event* wait_list() const { return state("wait_list")->waits.data(); }
+  const cl_event* wait_list() const { return state("DeviceAccess::wait_list")->waits.data(); }
   /// The same events as an EventList, e.g. to merge into the engine's own list.
-  const EventList& waits() const { return state("waits")->waits; }
+  const EventList& waits() const { return state("DeviceAccess::waits")->waits; }
 
   /// For libraries whose calls take no wait list (CLBlast, clBLAS): enqueues
   /// on `queue` a barrier that waits for this access's events, so what is
@@ -76,7 +87,7 @@ class DeviceAccess {
   /// kernels (clEnqueueBarrierWithWaitList, OpenCL 1.2). Nothing to do when
   /// there are no events to wait for.
   void enqueue_barrier(cl_command_queue queue) const {
-    const EventList& w = state("enqueue_barrier")->waits;
+    const EventList& w = state("DeviceAccess::enqueue_barrier")->waits;
     if (w.empty()) return;
     detail::check(clEnqueueBarrierWithWaitList(queue, w.count(), w.data(), nullptr), "clEnqueueBarrierWithWaitList",
                   "DeviceAccess::enqueue_barrier");
@@ -88,14 +99,14 @@ class DeviceAccess {
     if (event == nullptr)
       detail::raise_invalid("DeviceAccess::used_by",
                             "the event is null; pass the event of the kernel that used the tensor");
-    state("used_by")->used_by.retain(event);
+    state("DeviceAccess::used_by")->used_by.retain(event);
   }
 
   /// An event slot to pass as the `event` argument of an enqueue call: clzero
   /// takes over the event written there and waits for it like used_by().
   /// Each call gives a fresh slot; the previous one is collected first.
   cl_event* event_slot() {
-    detail::TensorState* s = state("event_slot");
+    detail::TensorState* s = state("DeviceAccess::event_slot");
     collect_slot(s);
     return &slot_;
   }

@@ -274,6 +274,18 @@ class TensorCore final : public TensorState {
 
 }  // namespace detail
 
+/// A tag naming an element type, for views spelled without a template
+/// argument list: `tensor.read_view_as(offset, region, clzero::as<float>)`
+/// in generic code needs no `.template` keyword.
+template <class T>
+struct As {
+  /// The element type named.
+  using type = T;
+};
+/// The tag value for element type T.
+template <class T>
+constexpr As<T> as{};
+
 /// A tensor of T in one OpenCL allocation that the host reads (or writes)
 /// after every inference without copies or visible map calls, the way the
 /// chosen Policy makes correct and cheapest for the device.
@@ -346,57 +358,76 @@ class MappedTensor {
   /// Hands the tensor to the device for kernels that `access` it (default:
   /// what the intent implies: output -> write, input -> read, inout ->
   /// read_write). Throws if a host view is alive or an access is open.
-  DeviceAccess device_access() { return device_access(default_access(core("device_access")->intent())); }
+  DeviceAccess device_access() {
+    return device_access(default_access(core("MappedTensor::device_access")->intent()));
+  }
   /// The same with the access named: Access::read lets a mapping for reading stay
   /// mapped while the kernels run (see Access).
   DeviceAccess device_access(Access access) {
-    Core* c = core("device_access");
+    Core* c = core("MappedTensor::device_access");
     return c->begin_device_access(core_, access);
   }
 
   /// A read-only view (Intent::output, Intent::inout), blocking only until
   /// the data of the last device access is visible on the host.
-  HostView<const T> read_view() { return core("read_view")->template begin_view<const T>(core_, false); }
+  HostView<const T> read_view() {
+    return core("MappedTensor::read_view")->template begin_view<const T>(core_, false);
+  }
 
   /// A writable view (Intent::input, Intent::inout). For Intent::input its
   /// contents start undefined: write every element.
-  HostView<T> write_view() { return core("write_view")->template begin_view<T>(core_, true); }
+  HostView<T> write_view() { return core("MappedTensor::write_view")->template begin_view<T>(core_, true); }
 
   /// Views of a region of the tensor as another trivially copyable type,
   /// e.g. one part of a TensorArena. `byte_offset` must suit U's alignment
   /// and the region must lie inside the tensor. Same rules as the views above.
+  /// In a template, call them as `tensor.template read_view_as<U>(...)`, or
+  /// pass the type as a last argument instead: `read_view_as(off, region, clzero::as<U>)`.
   template <class U>
   HostView<const U> read_view_as(std::size_t byte_offset, const Shape& region) {
     static_assert(std::is_trivially_copyable<U>::value, "U must be trivially copyable");
-    return core("read_view_as")->template begin_view<const U>(core_, false, byte_offset, &region);
+    return core("MappedTensor::read_view_as")->template begin_view<const U>(core_, false, byte_offset, &region);
   }
   template <class U>
   /// The writable counterpart of read_view_as().
   HostView<U> write_view_as(std::size_t byte_offset, const Shape& region) {
     static_assert(std::is_trivially_copyable<U>::value, "U must be trivially copyable");
-    return core("write_view_as")->template begin_view<U>(core_, true, byte_offset, &region);
+    return core("MappedTensor::write_view_as")->template begin_view<U>(core_, true, byte_offset, &region);
+  }
+  template <class U>
+  /// read_view_as<U>() spelled without a template argument list.
+  HostView<const U> read_view_as(std::size_t byte_offset, const Shape& region, As<U>) {
+    return read_view_as<U>(byte_offset, region);
+  }
+  template <class U>
+  /// write_view_as<U>() spelled without a template argument list.
+  HostView<U> write_view_as(std::size_t byte_offset, const Shape& region, As<U>) {
+    return write_view_as<U>(byte_offset, region);
   }
 
   /// Whether a view would open without blocking (never blocks itself).
-  bool host_ready() const { return core("host_ready")->host_ready(); }
+  bool host_ready() const { return core("MappedTensor::host_ready")->host_ready(); }
 
-  /// The shape given at construction.
-  const Shape& shape() const { return core("shape")->shape(); }
-  /// The number of elements.
-  std::size_t size() const { return shape().elements(); }
-  /// The allocation's size: size() * sizeof(T).
-  std::size_t bytes() const { return core("bytes")->bytes(); }
-  /// The intent given at construction.
-  Intent intent() const { return core("intent")->intent(); }
-  /// The policy object: e.g. policy().describe(), or Auto's choice().
-  const Policy& policy() const { return core("policy")->policy(); }
+  /// The shape given at construction. Throws for an empty tensor (a Shape
+  /// always has at least one element).
+  const Shape& shape() const { return core("MappedTensor::shape")->shape(); }
+  /// The number of elements; 0 for an empty tensor.
+  std::size_t size() const noexcept { return core_ ? core_->shape().elements() : 0; }
+  /// The allocation's size, size() * sizeof(T); 0 for an empty tensor.
+  std::size_t bytes() const noexcept { return core_ ? core_->bytes() : 0; }
+  /// The intent given at construction. Throws for an empty tensor.
+  Intent intent() const { return core("MappedTensor::intent")->intent(); }
+  /// The policy object: e.g. policy().describe(), or Auto's choice(). Throws for an empty tensor.
+  const Policy& policy() const { return core("MappedTensor::policy")->policy(); }
   /// The cl_mem behind the tensor (null for SVM / USM policies). For
-  /// interop; kernels should get it through DeviceAccess.
-  cl_mem buffer() const { return core("buffer")->buffer(); }
-  /// The context the tensor retains (the queue's).
-  cl_context context() const { return core("context")->queue_context().ctx(); }
-  /// The queue the tensor retains; clzero enqueues its maps, unmaps and copies there.
-  cl_command_queue queue() const { return core("queue")->queue_context().q(); }
+  /// interop; kernels should get it through DeviceAccess. Throws for an
+  /// empty tensor (a null cl_mem would read as "an SVM policy").
+  cl_mem buffer() const { return core("MappedTensor::buffer")->buffer(); }
+  /// The context the tensor retains (the queue's). Throws for an empty tensor.
+  cl_context context() const { return core("MappedTensor::context")->queue_context().ctx(); }
+  /// The queue the tensor retains; clzero enqueues its maps, unmaps and
+  /// copies there. Throws for an empty tensor.
+  cl_command_queue queue() const { return core("MappedTensor::queue")->queue_context().q(); }
   /// False after a failure left the tensor unusable: device_access() and every view then throw
   /// ErrorKind::unusable; the queries (shape, bytes, buffer, policy, ...) keep working, and
   /// destroying the tensor is the only way on.

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -22,6 +23,7 @@
 
 #include "clzero/device_access.hpp"
 #include "clzero/error.hpp"
+#include "clzero/events.hpp"
 #include "clzero/handle.hpp"
 #include "clzero/host_view.hpp"
 #include "clzero/intent.hpp"
@@ -45,47 +47,130 @@ struct ArenaPart {
     static_assert(std::is_trivially_copyable<T>::value, "arena parts hold trivially copyable elements");
     return ArenaPart{sizeof(T), alignof(T), shape};
   }
-  /// The part's size in bytes.
+  /// The part's size in bytes. The arena checks it for overflow when it lays
+  /// the parts out; for a part built by hand it wraps like any std::size_t product.
   std::size_t bytes() const noexcept { return element_size * shape.elements(); }
 };
 
-/// A device access to a whole arena: DeviceAccess plus binding of parts.
+/// Names a part of a TensorArena by its index: ArenaAccess::bind(kernel, index,
+/// Part{1}). A type of its own, so that a part number cannot be passed where a
+/// kernel argument index or a byte offset is expected (or the other way round).
+struct Part {
+  /// Part `index`, counted from 0 in the order the arena was given its parts.
+  constexpr explicit Part(std::size_t i) noexcept : index(i) {}
+  /// The part's position in the arena.
+  std::size_t index;
+};
+
+namespace detail {
+template <class T>
+struct always_false : std::false_type {};
+}  // namespace detail
+
+/// A device access to a whole arena: what DeviceAccess offers, with parts
+/// bound one at a time. Movable (a move-assigned access is ended first), not copyable.
 class ArenaAccess {
  public:
-  /// Binds part `part` as argument `index` of `kernel`.
-  void bind(std::size_t part, cl_kernel kernel, cl_uint index) const {
-    if (part >= count_)
-      detail::raise_invalid("ArenaAccess::bind", "part " + std::to_string(part) + " of an arena of " +
-                                                     std::to_string(count_) + " parts; use an index below parts()");
-    const cl_mem sub = subs_[part].get();
-    if (sub != nullptr) {
-      if (kernel == nullptr)
-        detail::raise_invalid("ArenaAccess::bind", "the cl_kernel is null; pass a kernel from clCreateKernel");
-      detail::check(clSetKernelArg(kernel, index, sizeof sub, &sub), "clSetKernelArg", "ArenaAccess::bind");
-    } else {
-      access_.bind(kernel, index, offsets_[part]);
-    }
+  /// Binds part `part` as argument `index` of `kernel`: its sub-buffer for
+  /// buffer-backed policies (clSetKernelArg), a pointer to its first element
+  /// for SVM and USM. Throws once the access has ended.
+  void bind(cl_kernel kernel, cl_uint index, Part part) const {
+    constexpr const char* doing = "ArenaAccess::bind";
+    require_open(doing);
+    check_part(part, doing);
+    if (kernel == nullptr) detail::raise_invalid(doing, "the cl_kernel is null; pass a kernel from clCreateKernel");
+    const cl_mem sub = subs_[part.index].get();
+    if (sub != nullptr)
+      detail::check(clSetKernelArg(kernel, index, sizeof sub, &sub), "clSetKernelArg", doing);
+    else
+      access_.bind(kernel, index, offsets_[part.index]);
   }
 
-  /// The whole arena's access: wait_list(), event_slot(), used_by(), end().
-  DeviceAccess& access() noexcept { return access_; }
+  /// The old order, bind(part, kernel, index), does not compile: the kernel
+  /// comes first, as in DeviceAccess::bind.
+  template <class Index, class Kernel, class Arg,
+            class = std::enable_if_t<std::is_integral<Index>::value && std::is_convertible<Kernel, cl_kernel>::value>>
+  void bind(Index, Kernel, Arg) const {
+    static_assert(detail::always_false<Index>::value,
+                  "ArenaAccess::bind takes the kernel first: bind(kernel, arg_index, clzero::Part{part})");
+  }
+
+  /// Part `part`'s sub-buffer (buffer-backed policies), or null for SVM and USM
+  /// arenas, whose kernels take svm_pointer(part).
+  cl_mem buffer(Part part) const {
+    require_open("ArenaAccess::buffer");
+    check_part(part, "ArenaAccess::buffer");
+    return subs_[part.index].get();
+  }
+  /// A pointer to part `part`'s first element (SVM and USM arenas), or null for
+  /// buffer-backed ones, whose kernels take buffer(part).
+  void* svm_pointer(Part part) const {
+    require_open("ArenaAccess::svm_pointer");
+    check_part(part, "ArenaAccess::svm_pointer");
+    void* base = access_.svm_pointer();
+    return base != nullptr ? static_cast<unsigned char*>(base) + offsets_[part.index] : nullptr;
+  }
+  /// Part `part`'s byte offset in the arena's allocation.
+  std::size_t offset(Part part) const {
+    check_part(part, "ArenaAccess::offset");
+    return offsets_[part.index];
+  }
+  /// The number of parts.
+  std::size_t parts() const noexcept { return count_; }
+
   /// As DeviceAccess::wait_count(), for the whole arena.
-  cl_uint wait_count() const { return access_.wait_count(); }
+  cl_uint wait_count() const {
+    require_open("ArenaAccess::wait_count");
+    return access_.wait_count();
+  }
   /// As DeviceAccess::wait_list().
-  const cl_event* wait_list() const { return access_.wait_list(); }
+  const cl_event* wait_list() const {
+    require_open("ArenaAccess::wait_list");
+    return access_.wait_list();
+  }
+  /// As DeviceAccess::waits(): the same events as an EventList.
+  const EventList& waits() const {
+    require_open("ArenaAccess::waits");
+    return access_.waits();
+  }
+  /// As DeviceAccess::enqueue_barrier(), for libraries whose calls take no wait list.
+  void enqueue_barrier(cl_command_queue queue) const {
+    require_open("ArenaAccess::enqueue_barrier");
+    access_.enqueue_barrier(queue);
+  }
   /// As DeviceAccess::event_slot().
-  cl_event* event_slot() { return access_.event_slot(); }
+  cl_event* event_slot() {
+    require_open("ArenaAccess::event_slot");
+    return access_.event_slot();
+  }
   /// As DeviceAccess::used_by().
-  void used_by(cl_event event) { access_.used_by(event); }
-  /// As DeviceAccess::end(): gives every part back to the host.
+  void used_by(cl_event event) {
+    require_open("ArenaAccess::used_by");
+    access_.used_by(event);
+  }
+  /// As DeviceAccess::end(): gives every part back to the host. Idempotent.
   void end() { access_.end(); }
+  /// What the kernels of this access were declared to do.
+  Access access() const noexcept { return access_.access(); }
+  /// Whether the access is still open: not ended and not moved from.
+  bool open() const noexcept { return access_.open(); }
 
   /// Made by TensorArena only; points into the arena's layout, which moves
   /// with the arena's storage (a moved arena keeps its accesses valid).
-  ArenaAccess(DeviceAccess access, const std::size_t* offsets, const MemHandle* subs, std::size_t count)
+  ArenaAccess(DeviceAccess access, const std::size_t* offsets, const MemHandle* subs, std::size_t count) noexcept
       : access_(std::move(access)), offsets_(offsets), subs_(subs), count_(count) {}
 
  private:
+  void require_open(const char* doing) const {
+    if (!access_.open())
+      detail::raise_misuse(doing, "this ArenaAccess has ended; start a new one with TensorArena::device_access()");
+  }
+  void check_part(Part part, const char* doing) const {
+    if (part.index >= count_)
+      detail::raise_invalid(doing, "part " + std::to_string(part.index) + " of an arena of " +
+                                       std::to_string(count_) + " parts; use an index below parts()");
+  }
+
   DeviceAccess access_;
   const std::size_t* offsets_;
   const MemHandle* subs_;
@@ -142,7 +227,9 @@ class TensorArena {
     return ArenaAccess(tensor_.device_access(access), offsets_.data(), subs_.data(), parts_.size());
   }
 
-  /// Views of part i; open several at once and the arena maps once.
+  /// Views of part i; open several at once and the arena maps once. In a
+  /// template, call them as `arena.template read_view<T>(i)` or, without the
+  /// `template` keyword, `arena.read_view(i, clzero::as<T>)`.
   template <class T>
   HostView<const T> read_view(std::size_t i) {
     check_part<T>(i, "TensorArena::read_view");
@@ -153,6 +240,16 @@ class TensorArena {
   HostView<T> write_view(std::size_t i) {
     check_part<T>(i, "TensorArena::write_view");
     return tensor_.template write_view_as<T>(offsets_[i], parts_[i].shape);
+  }
+  template <class T>
+  /// read_view<T>(i) spelled without a template argument list: read_view(i, clzero::as<T>).
+  HostView<const T> read_view(std::size_t i, As<T>) {
+    return read_view<T>(i);
+  }
+  template <class T>
+  /// write_view<T>(i) spelled without a template argument list: write_view(i, clzero::as<T>).
+  HostView<T> write_view(std::size_t i, As<T>) {
+    return write_view<T>(i);
   }
 
  private:
@@ -167,8 +264,11 @@ class TensorArena {
                                        "-byte ones; use an element type of that size");
   }
 
+  // Every step of the layout is checked: a wrapped product or sum would give
+  // a small allocation that parts then overrun, or parts that overlap.
   static std::vector<std::size_t> layout(cl_command_queue queue, const std::vector<ArenaPart>& parts) {
     constexpr const char* doing = "TensorArena: laying out the parts";
+    constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
     if (parts.empty()) detail::raise_invalid(doing, "an arena needs at least one part; pass one ArenaPart per tensor");
     if (queue == nullptr) detail::raise_invalid(doing, "the cl_command_queue is null; pass the engine's queue");
     cl_device_id device = nullptr;
@@ -179,11 +279,29 @@ class TensorArena {
                   "clGetDeviceInfo", doing);
     std::vector<std::size_t> offsets;
     std::size_t at = 0;
-    for (const ArenaPart& p : parts) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const ArenaPart& p = parts[i];
+      const std::string part = "part " + std::to_string(i) + " (shape " + p.shape.to_string() + ")";
+      if (p.element_size == 0)
+        detail::raise_invalid(doing, part + " has 0-byte elements, so it holds no data; give every part at least one "
+                                            "byte (make parts with ArenaPart::of<T>(shape))");
+      if (p.shape.elements() > max / p.element_size)
+        detail::raise_invalid(doing, part + " of " + std::to_string(p.element_size) +
+                                         "-byte elements overflows std::size_t bytes; split the tensor into smaller "
+                                         "ones");
+      const std::size_t bytes = p.bytes();
       const std::size_t align = std::max<std::size_t>({align_bits / 8, p.element_align, 1});
+      if (at > max - (align - 1))
+        detail::raise_invalid(doing, part + " starts at byte " + std::to_string(at) + ", and aligning it to " +
+                                         std::to_string(align) +
+                                         " bytes overflows std::size_t; split the arena into smaller ones");
       at = (at + align - 1) / align * align;
+      if (bytes > max - at)
+        detail::raise_invalid(doing, part + " of " + std::to_string(bytes) + " bytes at offset " + std::to_string(at) +
+                                         " ends past the largest std::size_t: the parts together overflow; split "
+                                         "the arena into smaller ones");
       offsets.push_back(at);
-      at += p.bytes();
+      at += bytes;
     }
     return offsets;
   }
