@@ -32,7 +32,14 @@ class EventList {
   /// An empty list.
   EventList() = default;
   /// Retains a reference of its own to each of `other`'s events (clRetainEvent).
-  EventList(const EventList& other) { append(other); }
+  /// If a retain fails, the references already taken are released and the
+  /// error is thrown: they are built up in a local list, whose destructor
+  /// runs on the throw, where this object's would not (it is not yet made).
+  EventList(const EventList& other) {
+    EventList local;
+    local.append(other);
+    swap(local);
+  }
   /// Takes over `other`'s references, leaving it empty; no OpenCL call.
   EventList(EventList&& other) noexcept : events_(std::move(other.events_)) { other.events_.clear(); }
   /// Retains `other`'s events, then releases its own: on failure the list is unchanged.

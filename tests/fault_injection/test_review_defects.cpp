@@ -224,3 +224,45 @@ TEST_CASE("D-review-8: read-only accesses do not hold events the tensor no longe
 #endif
 }
 
+// ---- defect 9 ---------------------------------------------------------------
+
+TEST_CASE("D-review-9: a copy of an EventList that fails part-way holds no event", "[review_defects]") {
+  Env& env = Env::get();
+  FaultLayer& layer = FaultLayer::get();
+  ok(clFinish(env.queue), "clFinish");
+  const long before = layer.counts().live_events;
+  {
+    EventList list;  // five events of real commands, which the layer counts
+    for (int i = 0; i < 5; ++i) {
+      cl_event e = nullptr;
+      ok(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
+      list.adopt(e);
+    }
+    ok(clFinish(env.queue), "clFinish");
+    REQUIRE(layer.counts().live_events == before + 5);
+    layer.reset();
+    layer.arm("clRetainEvent", 3, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+    bool threw = false;
+    try {
+      EventList copy(list);
+    } catch (const Error& e) {
+      threw = true;
+      CHECK(std::string(e.what()).find("clRetainEvent") != std::string::npos);
+    }
+    const char* fired = layer.fired();
+    layer.disarm();
+    REQUIRE(fired != nullptr);
+    CHECK(threw);
+    // The assignment gives the strong guarantee through the constructor.
+    EventList target;
+    layer.reset();
+    layer.arm("clRetainEvent", 4, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+    CHECK_THROWS_AS(target = list, Error);
+    layer.disarm();
+    CHECK(target.empty());
+  }
+  // With the list gone, an event is still alive only if a reference leaked.
+  INFO("events still held after the list and its failed copies are gone");
+  CHECK(layer.counts().live_events == before);
+}
+
