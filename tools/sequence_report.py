@@ -1,0 +1,471 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Turns the JSON of benchmarks/clzero_sequences into a block of docs/benchmarks.md.
+
+clzero_sequences measures, interleaved in one process, every legal
+hand-written way the device offers to make a kernel's output visible on the
+host and every clzero policy (benchmarks/sequences/main.cpp). Its runs are
+kept in docs/bench/sequences/*.json, one file per device and run. This tool
+writes, per run: the fastest legal sequence at each size and every clzero
+policy's ratio to it (and to the fastest legal sequence of its own kind), the
+fastest wait method of each family, the stale sequences, the pipelined
+section (TensorRing against the best hand-written ring), and the OpenCL calls
+per inference.
+
+The block is the text between the lines
+    <!-- sequence_report:begin sequences -->
+    <!-- sequence_report:end sequences -->
+of docs/benchmarks.md, which must appear exactly once each, in that order;
+the text outside them is copied byte for byte. Any other or malformed
+sequence_report marker, a missing or doubled block, or malformed JSON fails
+(exit status 1, naming the file).
+
+    tools/sequence_report.py                 rewrite the block of docs/benchmarks.md
+    tools/sequence_report.py --check         exit 1 unless the block is what the JSON gives
+    tools/sequence_report.py --print F.json  print the tables of the given runs
+
+Times are medians per inference. Each run has several repetitions, each with
+its sequences created anew; a run's time for a sequence is the median of its
+repetitions' medians, and every ratio is also given as the range over the
+repetitions (a claim holds only where it holds in every repetition).
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+JSON_DIR = os.path.join(ROOT, "docs", "bench", "sequences")
+BLOCK = "sequences"
+MARKER = re.compile(r"^<!-- sequence_report:(begin|end) ([A-Za-z0-9_.-]+) -->$")
+SCHEMA = "clzero.sequences/1"
+# The target of issue 11: Auto and each explicit policy within 2% of the
+# fastest legal sequence (of its own kind).
+TARGET = 1.02
+# A generated block larger than this has been damaged.
+MAX_BLOCK_BYTES = 120 * 1024
+
+
+class ReportError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- loading
+
+def need(obj, key, where, kind=None):
+    if not isinstance(obj, dict) or key not in obj:
+        raise ReportError("%s: missing key '%s'" % (where, key))
+    value = obj[key]
+    if kind is not None and not isinstance(value, kind):
+        raise ReportError("%s: '%s' should be %s, is %s" % (where, key, kind.__name__ if isinstance(kind, type)
+                                                             else "/".join(k.__name__ for k in kind),
+                                                             type(value).__name__))
+    return value
+
+
+class Run:
+    """One clzero_sequences JSON file."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.splitext(os.path.basename(path))[0]
+        where = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
+        self.where = where
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ReportError("%s: not readable JSON: %s" % (where, e))
+        if need(data, "schema", where, str) != SCHEMA:
+            raise ReportError("%s: schema '%s', expected '%s'" % (where, data["schema"], SCHEMA))
+        self.context = need(data, "context", where, dict)
+        for key in ("platform", "platform_version", "device", "driver_version", "date", "cpu"):
+            need(self.context, key, where + " context", str)
+        self.auto = need(data, "auto", where, dict)
+        self.variants = {}
+        for v in need(data, "variants", where, list):
+            for key in ("name", "section", "kind", "family", "allocation", "wait"):
+                need(v, key, where + " variant", str)
+            need(v, "slots", where + " variant", int)
+            self.variants[v["name"]] = v
+        self.skipped = need(data, "skipped", where, dict)
+        self.lacking = need(data, "lacking", where, list)
+        self.calls = need(data, "calls", where, dict)
+        self.sections = {}
+        for section in ("serial", "pipelined"):
+            sizes = {}
+            for entry in need(data, section, where, list):
+                w = "%s %s" % (where, section)
+                b = need(entry, "bytes", w, int)
+                reps = need(entry, "reps", w, list)
+                if not reps:
+                    raise ReportError("%s at %d bytes: no repetitions" % (w, b))
+                for rep in reps:
+                    results = need(rep, "results", w, dict)
+                    for name, r in results.items():
+                        if name not in self.variants:
+                            raise ReportError("%s: result for unknown variant '%s'" % (w, name))
+                        for key in ("median_us", "samples", "stale_inferences"):
+                            need(r, key, "%s %s" % (w, name), (int, float))
+                sizes[b] = reps
+            self.sections[section] = sizes
+
+    def title(self):
+        c = self.context
+        return "%s, %s (%s), driver %s" % (c["device"], c["platform"], c["platform_version"].split("  ")[0].strip(),
+                                          c["driver_version"])
+
+    # A variant's numbers at one size of one section.
+    def reps_of(self, section, size, name):
+        out = []
+        for rep in self.sections[section].get(size, []):
+            r = rep["results"].get(name)
+            out.append(r)
+        return out
+
+    def ok(self, section, size, name):
+        """Measured in every repetition, never stale, never failed."""
+        reps = self.reps_of(section, size, name)
+        return bool(reps) and all(r is not None and r["samples"] > 0 and r["stale_inferences"] == 0 and
+                                  "error" not in r for r in reps)
+
+    def stale(self, section, size, name):
+        return sum(r["stale_inferences"] for r in self.reps_of(section, size, name) if r is not None)
+
+    def rep_medians(self, section, size, name):
+        return [r["median_us"] for r in self.reps_of(section, size, name)]
+
+    def time(self, section, size, name):
+        return statistics.median(self.rep_medians(section, size, name))
+
+    def fastest(self, section, size, pred):
+        """The fastest fresh variant for which pred(variant) holds, or None."""
+        best = None
+        for name, v in self.variants.items():
+            if v["section"] != section or not pred(v) or not self.ok(section, size, name):
+                continue
+            t = self.time(section, size, name)
+            if best is None or t < best[1]:
+                best = (name, t)
+        return best
+
+    def ratio(self, section, size, name, ref):
+        """(ratio of the run's times, min and max of the per-repetition ratios)."""
+        a, b = self.rep_medians(section, size, name), self.rep_medians(section, size, ref)
+        per = [x / y for x, y in zip(a, b) if y > 0]
+        return self.time(section, size, name) / self.time(section, size, ref), min(per), max(per)
+
+
+# ---------------------------------------------------------------- formatting
+
+def size_name(b):
+    if b >= 1 << 20 and b % (1 << 20) == 0:
+        return "%d MiB" % (b >> 20)
+    if b >= 1 << 10 and b % (1 << 10) == 0:
+        return "%d KiB" % (b >> 10)
+    return "%d B" % b
+
+
+def us(v):
+    return "%.1f" % v if v >= 100 else "%.2f" % v
+
+
+def ratio_cell(r):
+    value, lo, hi = r
+    mark = "" if hi <= TARGET else (" ⚠" if value <= TARGET else "")
+    return "%.2f× (%.2f–%.2f)%s" % (value, lo, hi, mark)
+
+
+def short(name):
+    return name.replace("legal.", "").replace("serial.", "")
+
+
+def table(header, rows, align_first_left=True):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join([":--" if align_first_left else "--:"] + ["--:"] * (len(header) - 1)) + "|"]
+    for row in rows:
+        out.append("| " + " | ".join(row) + " |")
+    return "\n".join(out) + "\n"
+
+
+def own_kind(v):
+    """The predicate selecting the legal sequences a clzero policy is held against."""
+    family, allocation = v["family"], v["allocation"]
+    if not family:  # Auto: every legal sequence
+        return lambda w: w["kind"] == "legal"
+    return lambda w: w["kind"] == "legal" and w["family"] == family and (not allocation or w["allocation"] == allocation)
+
+
+def serial_block(run):
+    s = "serial"
+    sizes = sorted(run.sections[s])
+    if not sizes:
+        return ""
+    out = ["#### One inference at a time (%s)\n" % ", ".join(
+        "%s: %d rounds" % (size_name(b), sum(rep["rounds"] for rep in run.sections[s][b])) for b in sizes), ""]
+    header = ["median µs per inference, or ratio to the fastest legal sequence"] + [size_name(b) for b in sizes]
+    rows = []
+    best = {b: run.fastest(s, b, lambda v: v["kind"] == "legal") for b in sizes}
+    rows.append(["**fastest legal sequence**"] + ["%s `%s`" % (us(best[b][1]), short(best[b][0])) if best[b] else "–"
+                                                   for b in sizes])
+    if "floor.kernel_finish" in run.variants:
+        rows.append(["floor: kernel + clFinish, nothing read (not a legal way to read)"] +
+                    [us(run.time(s, b, "floor.kernel_finish")) if run.ok(s, b, "floor.kernel_finish") else "–"
+                     for b in sizes])
+    verdict = {}  # policy -> sizes where it missed its reference in some repetition
+    for name, v in run.variants.items():
+        if v["section"] != s or v["kind"] != "clzero":
+            continue
+        cells, own_cells = [], []
+        for b in sizes:
+            if not best[b]:
+                cells.append("–")
+                continue
+            if run.stale(s, b, name):
+                cells.append("**STALE**")
+                continue
+            if not run.ok(s, b, name):
+                cells.append("–")
+                continue
+            r = run.ratio(s, b, name, best[b][0])
+            cell = ratio_cell(r)
+            if v["family"]:
+                own = run.fastest(s, b, own_kind(v))
+                if own:
+                    ro = run.ratio(s, b, name, own[0])
+                    cell += "; own kind %.2f× (`%s`)" % (ro[0], short(own[0]))
+                    if ro[2] > TARGET:
+                        verdict.setdefault(name, []).append("%s %.2f×" % (size_name(b), ro[0]))
+            elif r[2] > TARGET:
+                verdict.setdefault(name, []).append("%s %.2f×" % (size_name(b), r[0]))
+            cells.append(cell)
+        rows.append([name] + cells)
+    out.append(table(header, rows))
+    out.append("")
+    auto = ["%s: %s" % (size_name(int(b)), label.split(":")[0]) for b, label in sorted(run.auto.items(),
+                                                                                     key=lambda kv: int(kv[0]))]
+    if auto:
+        out.append("Auto chose: " + "; ".join(auto) + ".\n")
+    if verdict:
+        out.append("Above %.2f× its reference (Auto: the fastest legal sequence; the others: the fastest of their "
+                   "own kind) in at least one repetition: %s.\n" %
+                   (TARGET, "; ".join("%s (%s)" % (k, ", ".join(v)) for k, v in verdict.items())))
+    else:
+        out.append("Every clzero policy within %.2f× of its reference in every repetition.\n" % TARGET)
+    # The fastest wait method of each family (allocation).
+    groups = {}
+    for name, v in run.variants.items():
+        if v["section"] == s and v["kind"] == "legal":
+            groups.setdefault((v["family"], v["allocation"]), []).append(name)
+    rows = []
+    for (family, allocation), names in sorted(groups.items()):
+        cells = []
+        for b in sizes:
+            fresh = [(run.time(s, b, n), n) for n in names if run.ok(s, b, n)]
+            if not fresh:
+                cells.append("–")
+                continue
+            t, n = min(fresh)
+            cells.append("%s %s" % (us(t), run.variants[n]["wait"]))
+        rows.append(["%s%s" % (family, " (%s)" % allocation if allocation else "")] + cells)
+    out.append("\nThe fastest wait of each legal family (µs, wait method):\n")
+    out.append(table(["family (allocation)"] + [size_name(b) for b in sizes], rows))
+    stale = []
+    for name, v in run.variants.items():
+        if v["section"] != s:
+            continue
+        bad = [size_name(b) for b in sizes if run.stale(s, b, name)]
+        if bad:
+            stale.append("`%s` (%s)" % (name, ", ".join(bad)))
+    out.append("\nStale (a wrong element in at least one inference): %s.\n" % ("; ".join(stale) if stale else "none"))
+    return "\n".join(out)
+
+
+def pipelined_block(run):
+    s = "pipelined"
+    sizes = sorted(run.sections[s])
+    if not sizes:
+        return ""
+    block = run.sections[s][sizes[0]]
+    out = ["#### Pipelined: rings of 2 and 3 against the serial sequences, same rounds\n", ""]
+    header = ["median µs per inference, or ratio to the fastest legal ring"] + [size_name(b) for b in sizes]
+    best_ring = {b: run.fastest(s, b, lambda v: v["kind"] == "legal" and v["slots"] > 1) for b in sizes}
+    best_serial = {b: run.fastest(s, b, lambda v: v["kind"] == "legal" and v["slots"] == 1) for b in sizes}
+    rows = [["**fastest legal ring**"] + ["%s `%s`" % (us(best_ring[b][1]), short(best_ring[b][0])) if best_ring[b]
+                                         else "–" for b in sizes],
+            ["fastest legal serial sequence"] + ["%s `%s`" % (us(best_serial[b][1]), short(best_serial[b][0]))
+                                                 if best_serial[b] else "–" for b in sizes],
+            ["speed-up of the fastest ring over it"] + ["%.2f×" % (best_serial[b][1] / best_ring[b][1])
+                                                        if best_ring[b] and best_serial[b] else "–" for b in sizes]]
+    for name, v in run.variants.items():
+        if v["section"] != s or v["kind"] != "clzero":
+            continue
+        cells = []
+        for b in sizes:
+            if run.stale(s, b, name):
+                cells.append("**STALE**")
+            elif not run.ok(s, b, name) or not best_ring[b]:
+                cells.append("–")
+            else:
+                cells.append(ratio_cell(run.ratio(s, b, name, best_ring[b][0])))
+        rows.append([name] + cells)
+    out.append(table(header, rows))
+    stale = [n for n, v in run.variants.items() if v["section"] == s and any(run.stale(s, b, n) for b in sizes)]
+    out.append("\nStale: %s.\n" % (", ".join("`%s`" % n for n in stale) if stale else "none"))
+    del block
+    return "\n".join(out)
+
+
+def calls_block(run):
+    if not run.calls:
+        return ""
+    rows = []
+    size = 4096 if 4096 in run.sections["serial"] else None
+    for name, v in run.variants.items():
+        if v["section"] != "serial" or v["kind"] != "clzero" or name not in run.calls:
+            continue
+        mine = run.calls[name]
+        ref = run.fastest("serial", size, own_kind(v)) if size else None
+        ref_calls = run.calls.get(ref[0]) if ref else None
+
+        def fmt(c):
+            by = c["by_call"]
+            polls = by.get("clGetEventInfo", 0)
+            others = sum(n for k, n in by.items() if k != "clGetEventInfo")
+            return "%g (+%.0f status queries)" % (others, polls) if polls else "%g" % others
+
+        extra = ""
+        if ref_calls:
+            diff = []
+            for k, n in sorted(mine["by_call"].items()):
+                d = n - ref_calls["by_call"].get(k, 0)
+                if d > 0 and k != "clGetEventInfo":
+                    diff.append("%s +%g" % (k, d))
+            extra = ", ".join(diff) if diff else "none"
+        rows.append([name, fmt(mine), "`%s`: %s" % (short(ref[0]), fmt(ref_calls)) if ref_calls else "–",
+                     extra or "–"])
+    if not rows:
+        return ""
+    return ("#### OpenCL calls per inference (4 KiB; a status query is one clGetEventInfo)\n\n" +
+            table(["clzero", "calls", "fastest legal sequence of its kind at 4 KiB", "calls it makes that the "
+                   "sequence does not"], rows))
+
+
+def run_block(run):
+    c = run.context
+    parts = ["### %s\n" % run.title(),
+             "`docs/bench/sequences/%s.json`, %s; CPU: %s; %s repetitions with fresh buffers, budget %s s.\n" %
+             (run.name, c["date"], c["cpu"], c.get("reps", "?"), c.get("budget_s", "?"))]
+    if run.lacking:
+        parts.append("Not offered by the device: %s.\n" % "; ".join(run.lacking))
+    if run.skipped:
+        parts.append("Could not run: %s.\n" % "; ".join("`%s` (%s)" % (k, v[:120]) for k, v in
+                                                        sorted(run.skipped.items())))
+    for part in (serial_block(run), pipelined_block(run), calls_block(run)):
+        if part:
+            parts.append(part)
+    return "\n".join(parts)
+
+
+def generate(runs):
+    intro = ("Generated by `tools/sequence_report.py` from `docs/bench/sequences/*.json` "
+             "(`benchmarks/clzero_sequences`): every legal sequence and every clzero policy interleaved in one "
+             "process, shuffled every round; a ratio is the run's median over the fastest legal sequence's, "
+             "with the range over the repetitions in brackets; ⚠ marks a ratio within %.2f× in the run but not in "
+             "every repetition.\n" % TARGET)
+    if not runs:
+        return intro + "\nNo run committed yet.\n"
+    text = intro + "\n" + "\n".join(run_block(r) for r in runs)
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+# ---------------------------------------------------------------- the document
+
+def split(text, doc_name):
+    """(before including the begin marker, block, after from the end marker)."""
+    lines = text.splitlines(keepends=True)
+    begins, ends = [], []
+    for i, line in enumerate(lines):
+        bare = line.rstrip("\n")
+        m = MARKER.match(bare)
+        if not m:
+            if "sequence_report:" in bare:
+                raise ReportError("%s:%d: malformed marker %r (expected a line of its own: "
+                                  "<!-- sequence_report:begin %s -->)" % (doc_name, i + 1, bare.strip()[:80], BLOCK))
+            continue
+        kind, name = m.groups()
+        if name != BLOCK:
+            raise ReportError("%s:%d: unknown block '%s' (only '%s' is generated by this tool)" %
+                              (doc_name, i + 1, name, BLOCK))
+        (begins if kind == "begin" else ends).append(i)
+    if len(begins) != 1 or len(ends) != 1:
+        raise ReportError("%s: block '%s' must appear exactly once (found %d begin and %d end markers)" %
+                          (doc_name, BLOCK, len(begins), len(ends)))
+    if ends[0] < begins[0]:
+        raise ReportError("%s:%d: the end marker of block '%s' comes before its begin marker" %
+                          (doc_name, ends[0] + 1, BLOCK))
+    b, e = begins[0], ends[0]
+    return "".join(lines[:b + 1]), "".join(lines[b + 1:e]), "".join(lines[e:])
+
+
+def render(doc_text, generated, doc_name="docs/benchmarks.md"):
+    before, _, after = split(doc_text, doc_name)
+    block = generated.rstrip("\n") + "\n"
+    if len(block.encode("utf-8")) > MAX_BLOCK_BYTES:
+        raise ReportError("%s: block '%s' would be %d bytes (at most %d)" %
+                          (doc_name, BLOCK, len(block.encode("utf-8")), MAX_BLOCK_BYTES))
+    text = before + block + after
+    again = split(text, doc_name)
+    if again[0] != before or again[2] != after:
+        raise ReportError("%s: the hand-written text would change; refusing to write" % doc_name)
+    return text
+
+
+def load_runs(json_dir):
+    return [Run(p) for p in sorted(glob.glob(os.path.join(json_dir, "*.json")))]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="fail unless the document's block is what the JSON gives")
+    ap.add_argument("--print", nargs="+", metavar="JSON", help="print the tables of these runs")
+    ap.add_argument("--doc", default=DOC, help="the document (default docs/benchmarks.md)")
+    ap.add_argument("--json-dir", default=JSON_DIR, help="the runs (default docs/bench/sequences)")
+    args = ap.parse_args(argv)
+    try:
+        if args.print:
+            sys.stdout.write(generate([Run(os.path.abspath(p)) for p in args.print]))
+            return 0
+        generated = generate(load_runs(args.json_dir))
+        doc_name = os.path.relpath(args.doc, ROOT) if os.path.abspath(args.doc).startswith(ROOT) else args.doc
+        try:
+            with open(args.doc, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise ReportError("%s: %s" % (doc_name, e))
+        new = render(text, generated, doc_name)
+        if args.check:
+            if new != text:
+                raise ReportError("%s: block '%s' differs from what %s gives; run tools/sequence_report.py" %
+                                  (doc_name, BLOCK, os.path.relpath(args.json_dir, ROOT)))
+            print("%s: block '%s' matches the JSON" % (doc_name, BLOCK))
+            return 0
+        if new != text:
+            with open(args.doc, "w", encoding="utf-8") as f:
+                f.write(new)
+            print("%s: block '%s' rewritten" % (doc_name, BLOCK))
+        else:
+            print("%s: block '%s' already up to date" % (doc_name, BLOCK))
+        return 0
+    except ReportError as e:
+        print("sequence_report: %s" % e, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
