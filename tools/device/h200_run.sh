@@ -1,88 +1,201 @@
 #!/usr/bin/env bash
-# The GPU test machine's run, in one go: builds clzero, then runs the whole
-# test suite and the examples on NVIDIA's OpenCL and on PoCL, clzero-info,
-# and (with "bench") the benchmarks and the CUDA comparison. Full logs go to
-# $OUT (or ./device-logs), a short table is printed last.
+# The GPU test machine's run, in one go (Ubuntu 24.04, NVIDIA H200 with
+# NVIDIA's OpenCL, PoCL 5 on the host CPU, CUDA 13, no network):
 #
-#   tools/device/h200_run.sh [tests] [info] [bench] [cuda]   (default: all)
+#   build      Release build with tests, examples, tools and benchmarks.
+#              Google Benchmark and CLBlast are not installed there: their
+#              Debian packages travel in .deb/ (git-ignored; fill it with
+#              `apt-get download libbenchmark-dev libbenchmark1debian
+#              libclblast-dev libclblast1` inside .deb/) and are unpacked
+#              into /tmp/debroot.
+#   tests      the CTest suite on each platform (CLZERO_TEST_PLATFORM and
+#              CLZERO_BENCH_PLATFORM select it), except what does not
+#              depend on the device and is run by CI instead: the labels
+#              build_matrix (other compilers, clang-tidy, Doxygen),
+#              sanitizers (whole suites rebuilt under ASan/UBSan/TSan) and
+#              consumption (install and package-consumption projects). The
+#              Oclgrind tests are defined only where oclgrind is installed
+#              (not there). The examples in CTest run on the first
+#              platform; the "examples" stage runs each on both.
+#   examples   porting_check, mlp_digits (CLBlast), dense_softmax on each platform
+#   info       clzero-info (every platform and device)
+#   sequences  clzero_sequences on each platform: every legal sequence and
+#              every clzero policy interleaved (docs/bench/sequences/)
+#   bench      clzero_bench (Google Benchmark) on each platform
+#   cuda       the CUDA comparison (benchmarks/cuda)
+#   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map)
+#
+#   tools/device/h200_run.sh [stage ...]     (default: every stage)
+#
+# The whole run keeps within H200_RUN_LIMIT_S seconds (default 530): each
+# stage gets at most what is left, a stage that cannot start in time is
+# skipped and says so. Logs go to device-logs/; on the GPU machine $OUT gets
+# logs.tgz (every log), summary.txt and the JSON files (at most 8 files come
+# back from there).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-# Logs are written to device-logs/ and, on the GPU test machine, also packed
-# into $OUT/logs.tgz (the machine returns few files).
-out=$PWD/device-logs
+cd "$(dirname "$0")/../.." || exit 1
+root=$PWD
+out=$root/device-logs
 rm -rf "$out"
 mkdir -p "$out"
-stages=${*:-tests info bench cuda}
+start=$(date +%s)
+limit=${H200_RUN_LIMIT_S:-530}
+# Stages run in this order whatever the order given: the most important first,
+# so that a run short of time loses the least.
+stages=${*:-build quirks tests examples info sequences cuda bench}
 has() { [[ " $stages " == *" $1 "* ]]; }
+left() { echo $((limit - ($(date +%s) - start))); }
+
+summary=()
+note() {
+  summary+=("$1")
+  echo "== [$(($(date +%s) - start)) s] $1"
+}
+
+# run_for MAX LOG CMD...: runs CMD with at most MAX seconds (less if less is
+# left, keeping 15 s for packing), output to LOG. Returns CMD's status, 124 on
+# timeout, 125 when there was no time to start it.
+run_for() {
+  local max=$1 log=$2
+  shift 2
+  local t
+  t=$(left)
+  t=$((t - 15))
+  if ((t < 10)); then
+    echo "not run: no time left" > "$log"
+    return 125
+  fi
+  ((t > max)) && t=$max
+  timeout --kill-after=5 "$t" "$@" > "$log" 2>&1
+}
+status() { # "ok", "TIMED OUT", "NOT RUN (no time left)" or "FAILED (rc=N)"
+  case $1 in
+    0) echo ok ;;
+    124 | 137) echo "TIMED OUT" ;;
+    125) echo "NOT RUN (no time left)" ;;
+    *) echo "FAILED (rc=$1)" ;;
+  esac
+}
+
+platforms=("NVIDIA CUDA" "Portable Computing Language")
+tag_of() { [ "$1" = "NVIDIA CUDA" ] && echo nvidia || echo pocl; }
 
 # NVIDIA's OpenCL driver is installed but not registered with the ICD loader.
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+if [ -w /etc/OpenCL/vendors ] || mkdir -p /etc/OpenCL/vendors 2> /dev/null; then
+  [ -f /etc/OpenCL/vendors/nvidia.icd ] || echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
 {
   date -u
   uname -a
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
+  nproc
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1
   clinfo -l 2>&1
-  clinfo 2>&1 | grep -E "Platform Name|Platform Version|Device Name|Device Version|Driver Version|SVM|Unified memory|Extensions  " 
+  clinfo 2>&1 | grep -E "Platform Name|Platform Version|Device Name|Device Version|Driver Version|SVM|Unified memory|Extensions  "
   g++ --version | head -1
   cmake --version | head -1
   nvcc --version 2>&1 | tail -2
+  git -C "$root" log --oneline -1 2>&1
 } > "$out/machine.txt" 2>&1
 
-summary=()
-note() { summary+=("$1"); echo "== $1"; }
-
 jobs=$(nproc)
-# Google Benchmark is not installed there: Debian's packages, carried in .deb/.
-bench_args=(-DCLZERO_BUILD_BENCHMARKS=OFF)
-if has bench && ls .deb/*.deb > /dev/null 2>&1; then
+build=${H200_BUILD_DIR:-$root/build-h200}
+if ls .deb/*.deb > /dev/null 2>&1; then
+  mkdir -p /tmp/debroot
   for f in .deb/*.deb; do dpkg -x "$f" /tmp/debroot; done
-  bench_args=(-DCLZERO_BUILD_BENCHMARKS=ON -DCMAKE_PREFIX_PATH=/tmp/debroot/usr)
+  export CMAKE_PREFIX_PATH=/tmp/debroot/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
   export LD_LIBRARY_PATH=/tmp/debroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+  note "no .deb/ here: clzero_bench and mlp_digits are not built"
 fi
-cmake -S . -B build-h200 -DCMAKE_BUILD_TYPE=Release "${bench_args[@]}" > "$out/configure.log" 2>&1
-if cmake --build build-h200 -j"$jobs" > "$out/build.log" 2>&1; then note "build: ok"; else note "build: FAILED (build.log)"; tail -40 "$out/build.log"; fi
 
-if has tests; then
-  g++ -std=c++17 -O2 tools/device/nv_quirks.cpp -o build-h200/nv_quirks -lOpenCL > "$out/nv_quirks-build.log" 2>&1 &&
-    build-h200/nv_quirks NVIDIA 262144 > "$out/nv_quirks.log" 2>&1
-  note "nv_quirks: rc=$?"
-  for platform in "NVIDIA CUDA" "Portable Computing Language"; do
-    tag=$([ "$platform" = "NVIDIA CUDA" ] && echo nvidia || echo pocl)
-    export CLZERO_TEST_PLATFORM="$platform" CLZERO_TEST_LARGE=1
-    start=$(date +%s)
-    build-h200/tests/clzero_tests --durations yes > "$out/tests-$tag.log" 2>&1
+if has build; then
+  run_for 300 "$out/configure.log" cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLZERO_BUILD_BENCHMARKS=ON \
+    -DCLZERO_SANITIZER_TESTS=OFF
+  rc=$?
+  [ $rc -eq 0 ] && { run_for 300 "$out/build.log" cmake --build "$build" -j"$jobs"; rc=$?; }
+  note "build: $(status $rc) ($(grep -cE 'warning:' "$out/build.log" 2> /dev/null) warnings)"
+  [ $rc -eq 0 ] || tail -30 "$out/build.log" "$out/configure.log" 2> /dev/null
+fi
+exe() { [ -x "$build/$1" ]; }
+
+if has quirks; then
+  g++ -std=c++17 -O2 tools/device/nv_quirks.cpp -o "$build/nv_quirks" -lOpenCL > "$out/nv_quirks-build.log" 2>&1 &&
+    run_for 60 "$out/nv_quirks.log" "$build/nv_quirks" NVIDIA 262144
+  note "nv_quirks: $(status $?)"
+fi
+
+if has tests && [ -d "$build" ]; then
+  for platform in "${platforms[@]}"; do
+    tag=$(tag_of "$platform")
+    t0=$(date +%s)
+    run_for 200 "$out/ctest-$tag.log" env CLZERO_TEST_PLATFORM="$platform" CLZERO_BENCH_PLATFORM="$platform" \
+      CLZERO_TEST_LARGE=1 ctest --test-dir "$build" -LE "build_matrix|sanitizers|consumption" \
+      -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 --output-on-failure
     rc=$?
-    note "tests on $platform: rc=$rc, $(tail -3 "$out/tests-$tag.log" | grep -E 'passed|failed' | tr -s ' ' | tr '\n' ' ') ($(( $(date +%s) - start )) s)"
-    build-h200/examples/dense_softmax "${platform%% *}" > "$out/example-$tag.log" 2>&1
-    note "dense_softmax on $platform: rc=$? $(tail -1 "$out/example-$tag.log" | cut -c1-60)"
-    unset CLZERO_TEST_PLATFORM CLZERO_TEST_LARGE
+    note "ctest on $platform: $(status $rc), $(grep -E 'tests passed|tests failed' "$out/ctest-$tag.log" | tail -1) ($(($(date +%s) - t0)) s)"
+    grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Subprocess aborted)' "$out/ctest-$tag.log" | head -20 |
+      while read -r line; do note "  $tag: $line"; done
   done
 fi
 
-if has info && [ -x build-h200/tools/clzero-info ]; then
-  build-h200/tools/clzero-info > "$out/clzero-info.txt" 2>&1
-  note "clzero-info: rc=$?"
+if has examples; then
+  for platform in "${platforms[@]}"; do
+    tag=$(tag_of "$platform")
+    if exe examples/porting/porting_check; then
+      run_for 60 "$out/porting_check-$tag.log" "$build/examples/porting/porting_check" "${platform%% *}"
+      note "porting_check on $platform: $(status $?) $(tail -1 "$out/porting_check-$tag.log" | cut -c1-80)"
+    fi
+    if exe examples/mlp_digits/mlp_digits; then
+      run_for 60 "$out/mlp_digits-$tag.log" "$build/examples/mlp_digits/mlp_digits" --platform "${platform%% *}"
+      note "mlp_digits on $platform: $(status $?) $(tail -1 "$out/mlp_digits-$tag.log" | cut -c1-80)"
+    else
+      note "mlp_digits: not built (CLBlast missing?)"
+    fi
+    if exe examples/dense_softmax; then
+      run_for 60 "$out/dense_softmax-$tag.log" "$build/examples/dense_softmax" "${platform%% *}"
+      note "dense_softmax on $platform: $(status $?) $(tail -1 "$out/dense_softmax-$tag.log" | cut -c1-80)"
+    fi
+  done
 fi
 
-if has bench && [ -x build-h200/benchmarks/clzero_bench ]; then
-  for platform in "NVIDIA CUDA" "Portable Computing Language"; do
-    tag=$([ "$platform" = "NVIDIA CUDA" ] && echo nvidia || echo pocl)
-    CLZERO_BENCH_PLATFORM="$platform" build-h200/benchmarks/clzero_bench --benchmark_out="$out/bench-$tag.json" \
-      --benchmark_out_format=json --benchmark_repetitions=${BENCH_REPS:-5} > "$out/bench-$tag.log" 2>&1
-    note "benchmarks on $platform: rc=$?"
+if has info && exe tools/clzero-info; then
+  run_for 60 "$out/clzero-info.txt" "$build/tools/clzero-info"
+  note "clzero-info: $(status $?)"
+fi
+
+if has sequences && exe benchmarks/clzero_sequences; then
+  for platform in "${platforms[@]}"; do
+    tag=$(tag_of "$platform")
+    run_for 150 "$out/sequences-$tag.log" "$build/benchmarks/clzero_sequences" --platform "$platform" \
+      --budget-s "${SEQUENCES_BUDGET_S:-55}" --out "$out/sequences-$tag.json"
+    rc=$?
+    note "clzero_sequences on $platform: $(status $rc)$(grep -E 'STALE|done in' "$out/sequences-$tag.log" | tr '\n' ' ' | cut -c1-200)"
   done
 fi
 
 if has cuda && [ -f benchmarks/cuda/cuda_zero_copy.cu ] && command -v nvcc > /dev/null; then
-  nvcc -O2 -std=c++17 -o build-h200/cuda_zero_copy benchmarks/cuda/cuda_zero_copy.cu > "$out/cuda-build.log" 2>&1 &&
-    build-h200/cuda_zero_copy --json "$out/bench-cuda.json" > "$out/bench-cuda.log" 2>&1
-  note "CUDA comparison: rc=$?"
+  nvcc -O2 -std=c++17 -arch=sm_90 -o "$build/cuda_zero_copy" benchmarks/cuda/cuda_zero_copy.cu > "$out/cuda-build.log" 2>&1 &&
+    run_for 90 "$out/bench-cuda.log" "$build/cuda_zero_copy" --json "$out/bench-cuda.json"
+  note "CUDA comparison: $(status $?)"
 fi
 
+if has bench && exe benchmarks/clzero_bench; then
+  for platform in "${platforms[@]}"; do
+    tag=$(tag_of "$platform")
+    run_for 90 "$out/bench-$tag.log" env CLZERO_BENCH_PLATFORM="$platform" "$build/benchmarks/clzero_bench" \
+      --benchmark_out="$out/bench-$tag.json" --benchmark_out_format=json \
+      --benchmark_repetitions="${BENCH_REPS:-1}" --benchmark_min_time="${BENCH_MIN_TIME:-0.03}"
+    note "clzero_bench on $platform: $(status $?)"
+  done
+fi
+
+note "total: $(($(date +%s) - start)) s of $limit"
 echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
 if [ -n "${OUT:-}" ]; then
   tar czf "$OUT/logs.tgz" -C "$out" .
   cp "$out/summary.txt" "$OUT/"
+  for f in "$out"/sequences-*.json "$out"/bench-*.json; do [ -f "$f" ] && cp "$f" "$OUT/"; done
 fi
+exit 0
