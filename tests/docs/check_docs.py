@@ -3,6 +3,9 @@
 """Checks that the documentation says what the code does.
 
     check_docs.py remedies            docs/reliability.md's remedies are in the headers' messages
+    check_docs.py links               every relative link of the documents leads to a file (and a
+                                      heading), and every comment citing a document's section names
+                                      one that exists
     check_docs.py api DOXYGEN OUT_DIR every public declaration (Doxygen's XML of the repository's
                                       Doxyfile, written to OUT_DIR), CMake option, environment
                                       variable and clzero-info flag is named in docs/api.md
@@ -239,9 +242,95 @@ def check_api(doxygen, out):
     return 0
 
 
+# ---------------------------------------------------------------- links
+
+def slug(heading):
+    """GitHub's anchor for a heading."""
+    text = re.sub(r"[`*_]", "", heading.strip().lstrip("#").strip()).lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def markdown_files():
+    out = [os.path.join(ROOT, "README.md")]
+    for base, dirs, files in os.walk(ROOT):
+        rel = os.path.relpath(base, ROOT)
+        if rel.startswith(("build", ".git")) or "/build" in rel or rel.startswith("docs/logs"):
+            dirs[:] = []
+            continue
+        out += [os.path.join(base, f) for f in files if f.endswith(".md") and os.path.join(base, f) not in out]
+    return out
+
+
+def anchors(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {slug(l) for l in text.split("\n") if l.startswith("#")}
+
+
+def section_named(path, name):
+    """Whether the document has a heading or a bold lead-in that reads `name`."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = text.replace("`", "")
+    flat = re.sub(r"\s+", " ", text)
+    return any(name in h for h in re.findall(r"^#+ (.*)$", text, re.M)) or \
+        any(name in b for b in re.findall(r"\*\*(.+?)\*\*", flat))
+
+
+def check_links():
+    problems = []
+    for md in markdown_files():
+        rel_md = os.path.relpath(md, ROOT)
+        with open(md, encoding="utf-8") as f:
+            text = f.read()
+        text = re.sub(r"```.*?```|`[^`]*`", "", text, flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(md), path)) if path else md
+            if not os.path.exists(dest):
+                problems.append("%s links to %s, which does not exist" % (rel_md, target))
+            elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
+                problems.append("%s links to %s: %s has no such heading" % (rel_md, target,
+                                                                         os.path.relpath(dest, ROOT)))
+    # Comments and documents that cite a section: docs/NAME.md, "Section".
+    cite = re.compile(r'(docs/[a-z_]+\.md),\s*(?://\s*)?"([^"]+)"')
+    for base, dirs, files in os.walk(ROOT):
+        rel = os.path.relpath(base, ROOT)
+        if rel.startswith(("build", ".git", "docs/logs", "docs/bench")) or "/build" in rel:
+            dirs[:] = []
+            continue
+        for f in files:
+            if not f.endswith((".hpp", ".cpp", ".h", ".md", ".py", ".sh", ".txt", ".cmake")):
+                continue
+            path = os.path.join(base, f)
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            joined = re.sub(r"\n\s*(//|#)?\s*", " ", text)
+            for doc, name in cite.findall(joined):
+                name = re.sub(r"\s+", " ", name).strip()
+                target = os.path.join(ROOT, doc)
+                if not os.path.exists(target):
+                    problems.append("%s cites %s, which does not exist" % (os.path.relpath(path, ROOT), doc))
+                elif not section_named(target, name):
+                    problems.append("%s cites %s, \"%s\": no such heading or bold lead-in there" %
+                                    (os.path.relpath(path, ROOT), doc, name))
+    for p in problems:
+        print("check_docs: " + p)
+    if problems:
+        return 1
+    print("check_docs: every link and cited section exists")
+    return 0
+
+
 def main(argv):
     if argv[:1] == ["remedies"]:
         return check_remedies()
+    if argv[:1] == ["links"]:
+        return check_links()
     if argv[:1] == ["api"] and len(argv) == 3:
         return check_api(argv[1], argv[2])
     print(__doc__)
