@@ -148,7 +148,7 @@ class Check(unittest.TestCase):
 
     def test_an_oversized_document_fails(self):
         self.tree.edit("docs/policies.md", "# Which policy",
-                       "".join("line %d of filler\n" % i for i in range(20000)) + "# Which policy")
+                       "".join("line %d of filler\n" % i for i in range(40000)) + "# Which policy")
         self.assertFails("docs/policies.md", "bytes")
 
     def test_malformed_json_fails_naming_the_file(self):
