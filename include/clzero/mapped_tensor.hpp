@@ -79,6 +79,11 @@ class TensorCore final : public TensorState {
     });
     unordered_ = false;
     used_by.clear();
+    // Submit the map, copy or marker just enqueued: host_ready() only polls,
+    // and an implementation may hold unflushed commands for ever (Oclgrind
+    // does). The state above is complete, so a failure here leaves the
+    // tensor usable; the next view flushes again.
+    check(clFlush(q_.q()), "clFlush", "DeviceAccess::end", "submitting what makes the data visible to the host");
   }
 
   template <class U>
