@@ -115,6 +115,41 @@ TEST_CASE("the layer records a kernel enqueued on a buffer mapped for writing", 
   clReleaseMemObject(m);
 }
 
+// A sub-buffer is a region of its parent (OpenCL 3.0 section 5.2.2): a kernel
+// on it uses the parent's memory, and the map rules of section 5.5.4 hold
+// across the two handles.
+TEST_CASE("the layer records a kernel on a sub-buffer of a parent mapped for writing", "[layer]") {
+  FaultLayer::get().reset();
+  constexpr std::size_t kHalf = 4096;  // a multiple of every CL_DEVICE_MEM_BASE_ADDR_ALIGN in use
+  cl_mem parent = make_buffer(2 * kHalf);
+  const cl_buffer_region second_half{kHalf, kHalf};
+  cl_int rc = CL_SUCCESS;
+  cl_mem sub = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &second_half, &rc);
+  ok(rc, "clCreateSubBuffer");
+  Kernel fill("fill_u32");
+  fill.arg(0, sub);
+  fill.arg(1, cl_uint{kHalf / 4});
+  fill.arg(2, cl_uint{1});
+  const std::size_t n = kHalf / 4;
+
+  // The parent's other half mapped: no overlap, no violation.
+  cl_int map_rc = CL_SUCCESS;
+  void* first = clEnqueueMapBuffer(Env::get().queue, parent, CL_TRUE, CL_MAP_WRITE, 0, kHalf, 0, nullptr, nullptr, &map_rc);
+  ok(map_rc, "clEnqueueMapBuffer");
+  ok(clEnqueueNDRangeKernel(Env::get().queue, fill.k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr), "kernel");
+  CHECK(FaultLayer::get().violations().empty());
+  unmap(parent, first);
+
+  // The whole parent mapped for writing: the kernel on its sub-buffer breaks the rule.
+  void* whole = map(parent, 2 * kHalf, CL_MAP_WRITE);
+  ok(clEnqueueNDRangeKernel(Env::get().queue, fill.k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr), "kernel");
+  CHECK(recorded("mapped for writing (through a sub-buffer or its parent)"));
+  unmap(parent, whole);
+  clFinish(Env::get().queue);
+  clReleaseMemObject(sub);
+  clReleaseMemObject(parent);
+}
+
 TEST_CASE("the layer records a release while mapped and counts what is still held", "[layer]") {
   FaultLayer& layer = FaultLayer::get();
   layer.reset();

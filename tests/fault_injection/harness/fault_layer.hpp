@@ -47,6 +47,22 @@ class FaultLayer {
     return out;
   }
 
+  /// The happens-before checker (CLZERO_FAULT_HAZARDS=1): its figures, its
+  /// reports since the last hazard_clear(), and clearing them (a test that
+  /// provokes hazards on purpose clears them, so the run's exit status
+  /// speaks only of the others).
+  clzero_hazard_counts hazard_counts() {
+    clzero_hazard_counts c{};
+    hazard_counts_(&c);
+    return c;
+  }
+  std::vector<std::string> hazard_reports() {
+    std::vector<std::string> out;
+    for (long i = 0; const char* r = hazard_report_(i); ++i) out.emplace_back(r);
+    return out;
+  }
+  void hazard_clear() { hazard_clear_(); }
+
   /// While alive, the test's own OpenCL calls are not counted or failed.
   class Paused {
    public:
@@ -75,6 +91,9 @@ class FaultLayer {
     resolve(lib, "clzero_fault_call", call_);
     resolve(lib, "clzero_fault_fired", fired_);
     resolve(lib, "clzero_fault_violation", violation_);
+    resolve(lib, "clzero_fault_hazard_counts", hazard_counts_);
+    resolve(lib, "clzero_fault_hazard_report", hazard_report_);
+    resolve(lib, "clzero_fault_hazard_clear", hazard_clear_);
   }
 
   template <class Fn>
@@ -92,6 +111,9 @@ class FaultLayer {
   const char* (*call_)(long) = nullptr;
   const char* (*fired_)() = nullptr;
   const char* (*violation_)(long) = nullptr;
+  void (*hazard_counts_)(clzero_hazard_counts*) = nullptr;
+  const char* (*hazard_report_)(long) = nullptr;
+  void (*hazard_clear_)() = nullptr;
 };
 
 }  // namespace clzero_test

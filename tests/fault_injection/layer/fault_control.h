@@ -10,7 +10,11 @@
  *   CLZERO_FAULT_SHADOW_MAPS=1  every map of a buffer that is not
  *       CL_MEM_USE_HOST_PTR returns a fresh host pointer (a shadow copy).
  *   CLZERO_FAULT_REPORT=1  print the counts and every violation at exit.
- *   CLZERO_FAULT_STRICT=1  exit with status 86 if a violation was recorded. */
+ *   CLZERO_FAULT_STRICT=1  exit with status 86 if a violation was recorded.
+ *   CLZERO_FAULT_HAZARDS=1  run the happens-before checker (hazard.hpp): at
+ *       exit print its figures and reports to stderr, write them to
+ *       $CLZERO_HAZARD_REPORT if set, and exit with status 87 if it found a
+ *       hazard or an unflushed cross-queue wait. */
 #ifndef CLZERO_FAULT_CONTROL_H
 #define CLZERO_FAULT_CONTROL_H
 
@@ -44,6 +48,17 @@ struct clzero_fault_counts {
   long shadow_maps;    /* maps answered with a shadow pointer */
 };
 
+/* The happens-before checker's figures since the layer was loaded (hazards
+ * and unflushed waits: since the last clzero_fault_hazard_clear). */
+struct clzero_hazard_counts {
+  int on;           /* CLZERO_FAULT_HAZARDS=1 */
+  long commands;    /* commands recorded */
+  long accesses;    /* memory accesses recorded */
+  long pairs;       /* conflicting pairs whose order was checked */
+  long hazards;     /* conflicting pairs no path orders */
+  long unflushed;   /* waits on an event of a queue never flushed after it */
+};
+
 /* Forgets the call log, the armed fault and the recorded violations. */
 void clzero_fault_reset(void);
 /* Fails the nth (1-based) intercepted call named `call` ("*": any). */
@@ -60,6 +75,11 @@ const char* clzero_fault_call(long i);
 const char* clzero_fault_fired(void);
 /* The ith violation since the last reset, or NULL past the end. */
 const char* clzero_fault_violation(long i);
+void clzero_fault_hazard_counts(struct clzero_hazard_counts* out);
+/* The ith hazard or unflushed-wait report (the first 100 are kept), or NULL. */
+const char* clzero_fault_hazard_report(long i);
+/* Forgets the reports and their counts (a test that provoked them on purpose). */
+void clzero_fault_hazard_clear(void);
 
 #ifdef __cplusplus
 }

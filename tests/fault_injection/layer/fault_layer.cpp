@@ -24,6 +24,7 @@
 #include <CL/cl_layer.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +39,7 @@
 
 #include "fault_control.h"
 #include "fault_plan.hpp"
+#include "hazard.hpp"
 #include "object_counts.hpp"
 #include "shadow_memory.hpp"
 
@@ -51,6 +53,7 @@ struct Mapping {
   cl_mem mem = nullptr;  // null for SVM
   void* user = nullptr;  // what the application got
   void* real = nullptr;  // what the implementation returned
+  std::size_t offset = 0;  // into the buffer (0 for SVM, whose pointer says where)
   std::size_t size = 0;
   cl_map_flags flags = 0;
   cl_event event = nullptr;  // the layer's reference to the map command, until settled
@@ -89,6 +92,16 @@ struct Layer {
   long total_violations = 0;
   long shadow_maps = 0;
   bool shadow = false;
+  // The happens-before checker (hazard.hpp), on with CLZERO_FAULT_HAZARDS=1.
+  bool hazards_on = false;
+  HazardChecker hazards;
+  std::map<std::uintptr_t, std::size_t> svm_sizes;  // base -> bytes
+  std::unordered_map<const void*, Range> mem_ranges;  // cl_mem -> its bytes of the root buffer
+  struct KernelInfo {
+    std::string name;
+    std::vector<bool> read_only;  // per argument: __global const or __constant
+  };
+  std::unordered_map<cl_kernel, KernelInfo> kernel_info;
 };
 
 Layer& layer() {
@@ -150,6 +163,7 @@ void settle(Layer& l) {
     } else if (status < 0) {
       m.state = Mapping::State::failed;
       drop_event(m);
+      if (l.hazards_on) l.hazards.drop_window(m.mem != nullptr ? static_cast<const void*>(m.mem) : nullptr, m.user);
     }
   }
 }
@@ -167,17 +181,140 @@ void count_new_event(cl_event* event) {
   l.events.created(*event);
 }
 
+// Bytes [offset, offset + size) of a buffer as bytes of its root buffer: a
+// sub-buffer is a region of its parent (OpenCL 3.0 section 5.2.2), so a map of
+// one and a command on the other touch the same memory. size 0: to the end.
+bool mem_range(Layer& l, cl_mem mem, std::size_t offset, std::size_t size, Range& out) {
+  auto it = l.mem_ranges.find(mem);
+  if (it == l.mem_ranges.end()) {
+    Range whole;
+    cl_mem parent = nullptr;
+    std::size_t origin = 0, bytes = 0;
+    if (next().clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) != CL_SUCCESS) return false;
+    next().clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr);
+    if (parent != nullptr) next().clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof origin, &origin, nullptr);
+    whole.object = parent != nullptr ? static_cast<const void*>(parent) : static_cast<const void*>(mem);
+    whole.lo = origin;
+    whole.hi = origin + bytes;
+    it = l.mem_ranges.emplace(mem, whole).first;
+  }
+  out = it->second;
+  out.lo += offset;
+  if (size != 0) out.hi = std::min<std::uint64_t>(out.hi, out.lo + size);
+  return out.lo < out.hi;
+}
+
+// An SVM pointer as bytes of its allocation, from the pointer on for `size`
+// bytes, or to the allocation's end (size 0: what a kernel given the pointer
+// may reach by pointer arithmetic).
+bool svm_range(Layer& l, const void* ptr, std::size_t size, Range& out) {
+  const auto p = reinterpret_cast<std::uintptr_t>(ptr);
+  auto it = l.svm_sizes.upper_bound(p);
+  if (it == l.svm_sizes.begin()) return false;
+  --it;
+  if (p >= it->first + it->second) return false;
+  out.object = reinterpret_cast<const void*>(it->first);
+  out.svm = true;
+  out.lo = p - it->first;
+  out.hi = size != 0 ? std::min<std::uint64_t>(it->second, out.lo + size) : it->second;
+  return out.lo < out.hi;
+}
+
+// A kernel argument, a buffer or an SVM pointer, as a range.
+bool arg_range(Layer& l, const void* arg, Range& out) {
+  if (l.mems.known(arg)) return mem_range(l, static_cast<cl_mem>(const_cast<void*>(arg)), 0, 0, out);
+  return svm_range(l, arg, 0, out);
+}
+
+bool mapping_range(Layer& l, const Mapping& m, Range& out) {
+  return m.mem != nullptr ? mem_range(l, m.mem, m.offset, m.size, out) : svm_range(l, m.user, m.size, out);
+}
+
 // A command that names `mem` must not start while it is mapped for writing;
 // one that writes it, not while it is mapped at all (OpenCL 3.0 section 5.5.4).
+// Sub-buffers and SVM pointers into an allocation count for the memory they
+// name: a kernel on a sub-buffer of a mapped parent breaks the rule.
 void check_unmapped(Layer& l, const void* mem, bool writes, const char* api) {
-  if (mem == nullptr) return;
+  Range used;
+  if (mem == nullptr || !arg_range(l, mem, used)) return;
   for (const Mapping& m : l.maps) {
-    const void* key = m.mem != nullptr ? static_cast<const void*>(m.mem) : m.user;
-    if (key != mem || m.state == Mapping::State::failed) continue;
+    Range mapped;
+    if (m.state == Mapping::State::failed || !mapping_range(l, m, mapped)) continue;
+    if (mapped.object != used.object || mapped.hi <= used.lo || used.hi <= mapped.lo) continue;
     if (m.writable() || writes)
       violation(l, std::string(api) + ": a command uses memory that is mapped" +
-                       (m.writable() ? " for writing" : "") + " (OpenCL 3.0 section 5.5.4)");
+                       (m.writable() ? " for writing" : "") + (mem != mapped.object ? " (through a sub-buffer or its parent)" : "") +
+                       " (OpenCL 3.0 section 5.5.4)");
   }
+}
+
+// ---- the hazard checker's view of each enqueue ------------------------------
+
+// What the checker records of one enqueue.
+struct Traced {
+  bool on = false;
+  std::string call;
+  CommandKind kind = CommandKind::plain;
+  std::vector<Access> accesses;
+};
+
+Traced traced(const char* call, CommandKind kind = CommandKind::plain) {
+  Traced t;
+  t.on = layer().hazards_on;
+  if (t.on) {
+    t.call = call;
+    t.kind = kind;
+  }
+  return t;
+}
+
+void add_mem(Layer& l, Traced& t, cl_mem mem, std::size_t offset, std::size_t size, bool write) {
+  Access a;
+  a.write = write;
+  if (t.on && mem != nullptr && mem_range(l, mem, offset, size, a.range)) t.accesses.push_back(a);
+}
+
+void add_svm(Layer& l, Traced& t, const void* ptr, std::size_t size, bool write) {
+  Access a;
+  a.write = write;
+  if (t.on && ptr != nullptr && svm_range(l, ptr, size, a.range)) t.accesses.push_back(a);
+}
+
+void ensure_queue(Layer& l, cl_command_queue queue) {
+  if (l.hazards.knows_queue(queue)) return;
+  cl_command_queue_properties props = 0;
+  next().clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr);
+  l.hazards.queue_created(queue, (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0);
+}
+
+// Records an enqueue the implementation accepted (under the layer's lock).
+CommandRef trace_locked(Layer& l, cl_command_queue queue, const Traced& t, cl_uint n, const cl_event* waits,
+                        cl_event event, bool blocking, const Access* window = nullptr) {
+  ensure_queue(l, queue);
+  CommandRef cmd = l.hazards.enqueue(queue, t.kind, n, reinterpret_cast<const void* const*>(waits), t.call, t.accesses,
+                                     window, event);
+  if (blocking) {  // a blocking call returns once its command has ended, and flushes (section 5.13)
+    l.hazards.host_completed_last();
+    l.hazards.flushed(queue);
+  }
+  return cmd;
+}
+
+void trace(cl_command_queue queue, const Traced& t, cl_uint n, const cl_event* waits, cl_event* event,
+           bool blocking) {
+  if (!t.on) return;
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  trace_locked(l, queue, t, n, waits, event != nullptr ? *event : nullptr, blocking);
+}
+
+// The host saw these events end (a wait returned, or a status query).
+void host_saw(cl_uint n, const cl_event* list, bool all) {
+  Layer& l = layer();
+  if (!l.hazards_on || list == nullptr) return;
+  Lock lock(l.mutex);
+  for (cl_uint i = 0; i < n; ++i)
+    if (all || event_status(list[i]) <= CL_COMPLETE) l.hazards.host_completed(list[i]);
 }
 
 void check_command(const void* mem, bool writes, const char* api) {
@@ -250,11 +387,20 @@ Course course(const char* api, cl_bool blocking, cl_uint n, const cl_event* wait
 // The common shape of an enqueue that a fault may fail.
 template <class Enqueue>
 cl_int faultable_enqueue(const char* api, cl_command_queue queue, cl_bool blocking, cl_uint n, const cl_event* waits,
-                         cl_event* event, Enqueue&& enqueue) {
+                         cl_event* event, const Traced& t, Enqueue&& enqueue) {
   const Course c = course(api, blocking, n, waits);
-  if (!c.run) return c.later ? fail_later(queue, c.code, event, n, waits) : c.code;
+  if (!c.run) {
+    if (!c.later) return c.code;
+    // The command "ran" and failed: it is recorded as the application sees it.
+    const cl_int rc = fail_later(queue, c.code, event, n, waits);
+    if (rc == CL_SUCCESS) trace(queue, t, n, waits, event, false);
+    return rc;
+  }
   const cl_int rc = enqueue();
-  if (rc == CL_SUCCESS) count_new_event(event);
+  if (rc == CL_SUCCESS) {
+    count_new_event(event);
+    trace(queue, t, n, waits, event, blocking);
+  }
   if (blocking) settle_all();
   return rc;
 }
@@ -275,14 +421,15 @@ bool wants_shadow(Layer& l, cl_mem mem) {
 }
 
 // Records a map the implementation accepted; returns the application's pointer.
-void* record_map(cl_command_queue queue, cl_mem mem, void* real, std::size_t size, cl_map_flags flags,
-                 cl_bool blocking, cl_event command, cl_event* event) {
+void* record_map(cl_command_queue queue, cl_mem mem, void* real, std::size_t offset, std::size_t size,
+                 cl_map_flags flags, cl_bool blocking, cl_event command, cl_event* event) {
   Layer& l = layer();
   Lock lock(l.mutex);
   Mapping m;
   m.queue = queue;
   m.command = command;
   m.mem = mem;
+  m.offset = offset;
   m.real = m.user = real;
   m.size = size;
   m.flags = flags;
@@ -396,6 +543,14 @@ void check_release(Layer& l, const void* key, bool svm, const char* api) {
 
 // ---- memory objects --------------------------------------------------------
 
+// A handle or address that comes back names new memory: nothing the checker
+// knew of the old one applies.
+void forget_memory(Layer& l, const void* handle) {
+  if (handle == nullptr) return;
+  l.mem_ranges.erase(handle);
+  l.hazards.forget_object(handle);
+}
+
 cl_mem CL_API_CALL CreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr, cl_int* errcode_ret) {
   const FaultPlan::Decision d = decide("clCreateBuffer");
   if (d.fail) {
@@ -406,6 +561,7 @@ cl_mem CL_API_CALL CreateBuffer(cl_context context, cl_mem_flags flags, size_t s
   Layer& l = layer();
   Lock lock(l.mutex);
   l.mems.created(m);
+  forget_memory(l, m);
   return m;
 }
 
@@ -420,6 +576,7 @@ cl_mem CL_API_CALL CreateBufferWithProperties(cl_context context, const cl_mem_p
   Layer& l = layer();
   Lock lock(l.mutex);
   l.mems.created(m);
+  forget_memory(l, m);
   return m;
 }
 
@@ -429,6 +586,7 @@ cl_mem CL_API_CALL CreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_
   Layer& l = layer();
   Lock lock(l.mutex);
   l.mems.created(m);
+  forget_memory(l, m);
   return m;
 }
 
@@ -444,7 +602,10 @@ cl_int CL_API_CALL ReleaseMemObject(cl_mem mem) {
   Layer& l = layer();
   {
     Lock lock(l.mutex);
-    if (l.mems.last_reference(mem)) check_release(l, mem, false, "clReleaseMemObject");
+    if (l.mems.last_reference(mem)) {
+      check_release(l, mem, false, "clReleaseMemObject");
+      forget_memory(l, mem);
+    }
   }
   const cl_int rc = next().clReleaseMemObject(mem);
   Lock lock(l.mutex);
@@ -457,7 +618,11 @@ void* CL_API_CALL SVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t si
   void* p = next().clSVMAlloc(context, flags, size, alignment);
   Layer& l = layer();
   Lock lock(l.mutex);
-  if (p != nullptr) l.svm.insert(p);
+  if (p != nullptr) {
+    l.svm.insert(p);
+    l.svm_sizes[reinterpret_cast<std::uintptr_t>(p)] = size;
+    forget_memory(l, p);
+  }
   return p;
 }
 
@@ -467,6 +632,8 @@ void CL_API_CALL SVMFree(cl_context context, void* ptr) {
     Lock lock(l.mutex);
     if (l.svm.erase(ptr) != 0) {
       check_release(l, ptr, true, "clSVMFree");
+      l.svm_sizes.erase(reinterpret_cast<std::uintptr_t>(ptr));
+      forget_memory(l, ptr);
       auto users = l.svm_users.find(ptr);
       if (users != l.svm_users.end()) {
         std::vector<cl_event> running;
@@ -509,6 +676,9 @@ void finish_deferred_frees(Layer& l) {
 cl_event CL_API_CALL CreateUserEvent(cl_context context, cl_int* errcode_ret) {
   cl_event e = next().clCreateUserEvent(context, errcode_ret);
   count_new_event(&e);
+  Layer& l = layer();
+  Lock lock(l.mutex);
+  if (e != nullptr && l.hazards_on) l.hazards.user_event(e);
   return e;
 }
 
@@ -523,8 +693,12 @@ cl_int CL_API_CALL RetainEvent(cl_event event) {
 }
 
 cl_int CL_API_CALL ReleaseEvent(cl_event event) {
-  const cl_int rc = next().clReleaseEvent(event);
   Layer& l = layer();
+  {
+    Lock lock(l.mutex);
+    if (l.events.last_reference(event)) l.hazards.forget_event(event);
+  }
+  const cl_int rc = next().clReleaseEvent(event);
   Lock lock(l.mutex);
   if (rc == CL_SUCCESS) l.events.released(event);
   return rc;
@@ -534,6 +708,7 @@ cl_int CL_API_CALL WaitForEvents(cl_uint n, const cl_event* list) {
   const FaultPlan::Decision d = decide("clWaitForEvents");
   const cl_int rc = next().clWaitForEvents(n, list);
   settle_all();
+  host_saw(n, list, rc == CL_SUCCESS);
   return d.fail ? d.code : rc;
 }
 
@@ -542,19 +717,61 @@ cl_int CL_API_CALL GetEventInfo(cl_event event, cl_event_info name, size_t size,
   if (d.fail) return d.code;
   const cl_int rc = next().clGetEventInfo(event, name, size, value, size_ret);
   settle_all();
+  // Polling that saw the command end orders it before what comes next.
+  if (rc == CL_SUCCESS && name == CL_EVENT_COMMAND_EXECUTION_STATUS && value != nullptr && size >= sizeof(cl_int) &&
+      *static_cast<const cl_int*>(value) == CL_COMPLETE)
+    host_saw(1, &event, true);
   return rc;
 }
 
 cl_int CL_API_CALL Flush(cl_command_queue queue) {
   const FaultPlan::Decision d = decide("clFlush");
   const cl_int rc = next().clFlush(queue);
+  Layer& l = layer();
+  if (l.hazards_on && rc == CL_SUCCESS) {
+    Lock lock(l.mutex);
+    l.hazards.flushed(queue);
+  }
   return d.fail ? d.code : rc;
 }
 
 cl_int CL_API_CALL Finish(cl_command_queue queue) {
   const cl_int rc = next().clFinish(queue);
   settle_all();
+  Layer& l = layer();
+  if (l.hazards_on && rc == CL_SUCCESS) {
+    Lock lock(l.mutex);
+    l.hazards.host_finished(queue);
+  }
   return rc;
+}
+
+// clReleaseCommandQueue flushes the queue (OpenCL 3.0 section 5.13); the last
+// release frees the handle for a new queue.
+cl_int CL_API_CALL ReleaseCommandQueue(cl_command_queue queue) {
+  Layer& l = layer();
+  cl_uint refs = 0;
+  if (l.hazards_on) next().clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, nullptr);
+  const cl_int rc = next().clReleaseCommandQueue(queue);
+  if (l.hazards_on && rc == CL_SUCCESS) {
+    Lock lock(l.mutex);
+    l.hazards.queue_released(queue, refs == 1);
+  }
+  return rc;
+}
+
+// With the checker on, every program keeps its kernels' argument qualifiers
+// (CL_KERNEL_ARG_TYPE_QUALIFIER needs -cl-kernel-arg-info, OpenCL 3.0
+// section 5.9.4), so that a __global const argument counts as a read.
+cl_int CL_API_CALL BuildProgram(cl_program program, cl_uint n, const cl_device_id* devices, const char* options,
+                                void(CL_CALLBACK* notify)(cl_program, void*), void* data) {
+  // Failable like the other calls: e.g. CL_COMPILER_NOT_AVAILABLE for Auto's measurement program.
+  const FaultPlan::Decision d = decide("clBuildProgram");
+  if (d.fail) return d.code;
+  if (!layer().hazards_on) return next().clBuildProgram(program, n, devices, options, notify, data);
+  std::string with = options != nullptr ? options : "";
+  if (with.find("-cl-kernel-arg-info") == std::string::npos) with += " -cl-kernel-arg-info";
+  return next().clBuildProgram(program, n, devices, with.c_str(), notify, data);
 }
 
 // ---- queries (construction) ------------------------------------------------
@@ -586,6 +803,7 @@ cl_kernel CL_API_CALL CreateKernel(cl_program program, const char* name, cl_int*
   Layer& l = layer();
   Lock lock(l.mutex);
   l.kernel_args.erase(k);
+  l.kernel_info.erase(k);
   return k;
 }
 
@@ -612,18 +830,50 @@ cl_int CL_API_CALL SetKernelArgSVMPointer(cl_kernel kernel, cl_uint index, const
   return rc;
 }
 
+// A kernel's name and which arguments it only reads: __global const or
+// __constant (without -cl-kernel-arg-info the query fails: read and write).
+const Layer::KernelInfo& kernel_info(Layer& l, cl_kernel kernel) {
+  auto it = l.kernel_info.find(kernel);
+  if (it != l.kernel_info.end()) return it->second;
+  Layer::KernelInfo info;
+  char name[256] = {};
+  if (next().clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr) == CL_SUCCESS)
+    info.name = name;
+  cl_uint args = 0;
+  next().clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr);
+  for (cl_uint i = 0; i < args; ++i) {
+    cl_kernel_arg_type_qualifier type = 0;
+    cl_kernel_arg_address_qualifier address = 0;
+    const bool known =
+        next().clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof type, &type, nullptr) == CL_SUCCESS &&
+        next().clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr) ==
+            CL_SUCCESS;
+    info.read_only.push_back(known &&
+                             ((type & CL_KERNEL_ARG_TYPE_CONST) != 0 || address == CL_KERNEL_ARG_ADDRESS_CONSTANT));
+  }
+  return l.kernel_info.emplace(kernel, std::move(info)).first->second;
+}
+
 // Checks a kernel's buffer arguments against the mappings; returns its SVM
-// arguments, whose memory must outlive the kernel.
-std::vector<const void*> check_kernel(cl_kernel kernel, const char* api) {
+// arguments, whose memory must outlive the kernel. Fills `t` with the
+// kernel's accesses for the checker.
+std::vector<const void*> check_kernel(cl_kernel kernel, const char* api, Traced& t) {
   Layer& l = layer();
   Lock lock(l.mutex);
   settle(l);
   std::vector<const void*> svm;
+  const Layer::KernelInfo* info = t.on ? &kernel_info(l, kernel) : nullptr;
+  if (info != nullptr) t.call = std::string(api) + "(" + info->name + ")";
   auto args = l.kernel_args.find(kernel);
   if (args == l.kernel_args.end()) return svm;
   for (const auto& arg : args->second) {
     check_unmapped(l, arg.second, false, api);
     if (l.svm.count(arg.second) != 0) svm.push_back(arg.second);
+    if (info != nullptr) {
+      Access a;
+      a.write = arg.first >= info->read_only.size() || !info->read_only[arg.first];
+      if (arg_range(l, arg.second, a.range)) t.accesses.push_back(a);
+    }
   }
   return svm;
 }
@@ -653,10 +903,11 @@ void record_svm_users(const std::vector<const void*>& svm, cl_event command) {
 template <class Enqueue>
 cl_int enqueue_kernel(cl_kernel kernel, const char* api, cl_command_queue queue, cl_uint n, const cl_event* waits,
                       cl_event* event, Enqueue&& enqueue) {
-  const std::vector<const void*> svm = check_kernel(kernel, api);
+  Traced t = traced(api);
+  const std::vector<const void*> svm = check_kernel(kernel, api, t);
   cl_event own = nullptr;
   cl_event* slot = event != nullptr ? event : &own;
-  const cl_int rc = faultable_enqueue(nullptr, queue, CL_FALSE, n, waits, slot, [&] { return enqueue(slot); });
+  const cl_int rc = faultable_enqueue(nullptr, queue, CL_FALSE, n, waits, slot, t, [&] { return enqueue(slot); });
   if (rc == CL_SUCCESS && *slot != nullptr && !svm.empty()) record_svm_users(svm, *slot);
   if (own != nullptr) ReleaseEvent(own);
   return rc;
@@ -680,8 +931,8 @@ cl_int CL_API_CALL EnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint
 
 // A map whose command ends in error: its pointer must never be used, so it
 // points at inaccessible pages.
-void* record_failed_map(cl_command_queue queue, cl_mem mem, void* svm, std::size_t size, cl_map_flags flags,
-                        cl_int code, cl_event* event, cl_uint n, const cl_event* waits) {
+void* record_failed_map(cl_command_queue queue, cl_mem mem, void* svm, std::size_t offset, std::size_t size,
+                        cl_map_flags flags, cl_int code, cl_event* event, cl_uint n, const cl_event* waits) {
   cl_event failed = nullptr;
   const cl_int rc = fail_later(queue, code, &failed, n, waits);
   if (rc != CL_SUCCESS) return nullptr;
@@ -691,6 +942,7 @@ void* record_failed_map(cl_command_queue queue, cl_mem mem, void* svm, std::size
   m.queue = queue;
   m.command = failed;
   m.mem = mem;
+  m.offset = offset;
   m.size = size;
   m.flags = flags;
   m.state = Mapping::State::failed;
@@ -705,20 +957,62 @@ void* record_failed_map(cl_command_queue queue, cl_mem mem, void* svm, std::size
   return l.maps.back().user;
 }
 
+// A map opens the host's window over the range: checked now against what
+// came before (the window starts when the map completes), recorded at the
+// unmap (it ends when the unmap is enqueued).
+void trace_map(const char* api, cl_command_queue queue, cl_mem mem, const void* ptr, std::size_t offset,
+               std::size_t size, cl_map_flags flags, cl_uint n, const cl_event* waits, cl_event event,
+               const void* user, bool blocking, bool failed = false) {
+  Layer& l = layer();
+  if (!l.hazards_on) return;
+  Lock lock(l.mutex);
+  Access window;
+  window.write = (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) != 0;
+  const bool known = mem != nullptr ? mem_range(l, mem, offset, size, window.range) : svm_range(l, ptr, size, window.range);
+  Traced t;
+  t.call = std::string(api) + "(" + ((flags & CL_MAP_WRITE_INVALIDATE_REGION) != 0 ? "CL_MAP_WRITE_INVALIDATE_REGION"
+                                     : (flags & CL_MAP_WRITE) != 0 && (flags & CL_MAP_READ) != 0
+                                         ? "CL_MAP_READ | CL_MAP_WRITE"
+                                     : (flags & CL_MAP_WRITE) != 0 ? "CL_MAP_WRITE"
+                                                                   : "CL_MAP_READ") + ")";
+  CommandRef map = trace_locked(l, queue, t, n, waits, event, blocking, known ? &window : nullptr);
+  // A map that ends in error maps nothing (its window never opens).
+  if (known && !failed)
+    l.hazards.open_window(map, mem != nullptr ? static_cast<const void*>(mem) : nullptr, user, window);
+}
+
+void trace_unmap(const char* api, cl_command_queue queue, const void* key, const void* user, cl_uint n,
+                 const cl_event* waits, cl_event event) {
+  Layer& l = layer();
+  if (!l.hazards_on) return;
+  Lock lock(l.mutex);
+  Traced t;
+  t.call = api;
+  CommandRef unmap = trace_locked(l, queue, t, n, waits, event, false);
+  l.hazards.close_window(unmap, key, user);
+}
+
 void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, cl_map_flags flags,
                                    size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event,
                                    cl_int* errcode_ret) {
   const Course c = course("clEnqueueMapBuffer", blocking, n, waits);
   if (!c.run) {
     if (errcode_ret != nullptr) *errcode_ret = c.later ? CL_SUCCESS : c.code;
-    return c.later ? record_failed_map(queue, mem, nullptr, size, flags, c.code, event, n, waits) : nullptr;
+    if (!c.later) return nullptr;
+    void* p = record_failed_map(queue, mem, nullptr, offset, size, flags, c.code, event, n, waits);
+    trace_map("clEnqueueMapBuffer", queue, mem, nullptr, offset, size, flags, n, waits,
+              event != nullptr ? *event : nullptr, p, false, true);
+    return p;
   }
   cl_event command = nullptr;
   cl_int rc = CL_SUCCESS;
   void* real = next().clEnqueueMapBuffer(queue, mem, blocking, flags, offset, size, n, waits, &command, &rc);
   if (errcode_ret != nullptr) *errcode_ret = rc;
   if (rc != CL_SUCCESS) return real;
-  return record_map(queue, mem, real, size, flags, blocking, command, event);
+  void* user = record_map(queue, mem, real, offset, size, flags, blocking, command, event);
+  trace_map("clEnqueueMapBuffer", queue, mem, nullptr, offset, size, flags, n, waits,
+            event != nullptr ? command : nullptr, user, blocking);
+  return user;
 }
 
 cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, void* mapped, cl_uint n,
@@ -731,7 +1025,10 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
   // the application did its part, so the layer counts the mapping as ended.
   const cl_int rc = c.run ? next().clEnqueueUnmapMemObject(queue, mem, real, n, waits, &command)
                           : fail_later(queue, c.code, &command, n, waits);
-  if (rc == CL_SUCCESS) end_unmap(mem, mapped, command, event, !c.run);
+  if (rc == CL_SUCCESS) {
+    trace_unmap("clEnqueueUnmapMemObject", queue, mem, mapped, n, waits, event != nullptr ? command : nullptr);
+    end_unmap(mem, mapped, command, event, !c.run);
+  }
   return rc;
 }
 
@@ -739,12 +1036,20 @@ cl_int CL_API_CALL EnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_ma
                                  cl_uint n, const cl_event* waits, cl_event* event) {
   const Course c = course("clEnqueueSVMMap", blocking, n, waits);
   if (!c.run) {
-    if (c.later) record_failed_map(queue, nullptr, ptr, size, flags, c.code, event, n, waits);
+    if (c.later) {
+      record_failed_map(queue, nullptr, ptr, 0, size, flags, c.code, event, n, waits);
+      trace_map("clEnqueueSVMMap", queue, nullptr, ptr, 0, size, flags, n, waits, event != nullptr ? *event : nullptr,
+                ptr, false, true);
+    }
     return c.later ? CL_SUCCESS : c.code;
   }
   cl_event command = nullptr;
   const cl_int rc = next().clEnqueueSVMMap(queue, blocking, flags, ptr, size, n, waits, &command);
-  if (rc == CL_SUCCESS) record_map(queue, nullptr, ptr, size, flags, blocking, command, event);
+  if (rc == CL_SUCCESS) {
+    record_map(queue, nullptr, ptr, 0, size, flags, blocking, command, event);
+    trace_map("clEnqueueSVMMap", queue, nullptr, ptr, 0, size, flags, n, waits, event != nullptr ? command : nullptr,
+              ptr, blocking);
+  }
   return rc;
 }
 
@@ -756,16 +1061,33 @@ cl_int CL_API_CALL EnqueueSVMUnmap(cl_command_queue queue, void* ptr, cl_uint n,
   cl_event command = nullptr;
   const cl_int rc =
       c.run ? next().clEnqueueSVMUnmap(queue, ptr, n, waits, &command) : fail_later(queue, c.code, &command, n, waits);
-  if (rc == CL_SUCCESS) end_unmap(nullptr, ptr, command, event, !c.run);
+  if (rc == CL_SUCCESS) {
+    trace_unmap("clEnqueueSVMUnmap", queue, nullptr, ptr, n, waits, event != nullptr ? command : nullptr);
+    end_unmap(nullptr, ptr, command, event, !c.run);
+  }
   return rc;
 }
 
 // ---- other commands --------------------------------------------------------
 
+// An enqueue's accesses, found under the layer's lock.
+template <class Add>
+Traced traced_with(const char* call, Add&& add) {
+  Traced t = traced(call);
+  if (t.on) {
+    Layer& l = layer();
+    Lock lock(l.mutex);
+    add(l, t);
+  }
+  return t;
+}
+
 cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue queue, cl_mem mem, const void* pattern, size_t pattern_size,
                                      size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event) {
   check_command(mem, true, "clEnqueueFillBuffer");
-  return faultable_enqueue("clEnqueueFillBuffer", queue, CL_FALSE, n, waits, event, [&] {
+  const Traced t =
+      traced_with("clEnqueueFillBuffer", [&](Layer& l, Traced& tr) { add_mem(l, tr, mem, offset, size, true); });
+  return faultable_enqueue("clEnqueueFillBuffer", queue, CL_FALSE, n, waits, event, t, [&] {
     return next().clEnqueueFillBuffer(queue, mem, pattern, pattern_size, offset, size, n, waits, event);
   });
 }
@@ -773,7 +1095,8 @@ cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue queue, cl_mem mem, const v
 cl_int CL_API_CALL EnqueueSVMMemFill(cl_command_queue queue, void* ptr, const void* pattern, size_t pattern_size,
                                      size_t size, cl_uint n, const cl_event* waits, cl_event* event) {
   check_command(ptr, true, "clEnqueueSVMMemFill");
-  return faultable_enqueue("clEnqueueSVMMemFill", queue, CL_FALSE, n, waits, event, [&] {
+  const Traced t = traced_with("clEnqueueSVMMemFill", [&](Layer& l, Traced& tr) { add_svm(l, tr, ptr, size, true); });
+  return faultable_enqueue("clEnqueueSVMMemFill", queue, CL_FALSE, n, waits, event, t, [&] {
     return next().clEnqueueSVMMemFill(queue, ptr, pattern, pattern_size, size, n, waits, event);
   });
 }
@@ -781,7 +1104,9 @@ cl_int CL_API_CALL EnqueueSVMMemFill(cl_command_queue queue, void* ptr, const vo
 cl_int CL_API_CALL EnqueueReadBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, size_t offset, size_t size,
                                      void* dst, cl_uint n, const cl_event* waits, cl_event* event) {
   check_command(mem, false, "clEnqueueReadBuffer");
-  return faultable_enqueue("clEnqueueReadBuffer", queue, blocking, n, waits, event, [&] {
+  const Traced t =
+      traced_with("clEnqueueReadBuffer", [&](Layer& l, Traced& tr) { add_mem(l, tr, mem, offset, size, false); });
+  return faultable_enqueue("clEnqueueReadBuffer", queue, blocking, n, waits, event, t, [&] {
     return next().clEnqueueReadBuffer(queue, mem, blocking, offset, size, dst, n, waits, event);
   });
 }
@@ -789,7 +1114,9 @@ cl_int CL_API_CALL EnqueueReadBuffer(cl_command_queue queue, cl_mem mem, cl_bool
 cl_int CL_API_CALL EnqueueWriteBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, size_t offset,
                                       size_t size, const void* src, cl_uint n, const cl_event* waits, cl_event* event) {
   check_command(mem, true, "clEnqueueWriteBuffer");
-  return faultable_enqueue("clEnqueueWriteBuffer", queue, blocking, n, waits, event, [&] {
+  const Traced t =
+      traced_with("clEnqueueWriteBuffer", [&](Layer& l, Traced& tr) { add_mem(l, tr, mem, offset, size, true); });
+  return faultable_enqueue("clEnqueueWriteBuffer", queue, blocking, n, waits, event, t, [&] {
     return next().clEnqueueWriteBuffer(queue, mem, blocking, offset, size, src, n, waits, event);
   });
 }
@@ -799,7 +1126,11 @@ cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem 
                                      cl_event* event) {
   check_command(src, false, "clEnqueueCopyBuffer");
   check_command(dst, true, "clEnqueueCopyBuffer");
-  return faultable_enqueue("clEnqueueCopyBuffer", queue, CL_FALSE, n, waits, event, [&] {
+  const Traced t = traced_with("clEnqueueCopyBuffer", [&](Layer& l, Traced& tr) {
+    add_mem(l, tr, src, src_offset, size, false);
+    add_mem(l, tr, dst, dst_offset, size, true);
+  });
+  return faultable_enqueue("clEnqueueCopyBuffer", queue, CL_FALSE, n, waits, event, t, [&] {
     return next().clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size, n, waits, event);
   });
 }
@@ -807,25 +1138,38 @@ cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem 
 cl_int CL_API_CALL EnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
                                              cl_event* event) {
   return faultable_enqueue("clEnqueueMarkerWithWaitList", queue, CL_FALSE, n, waits, event,
+                           traced("clEnqueueMarkerWithWaitList", CommandKind::marker),
                            [&] { return next().clEnqueueMarkerWithWaitList(queue, n, waits, event); });
 }
 
 cl_int CL_API_CALL EnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
                                               cl_event* event) {
   return faultable_enqueue("clEnqueueBarrierWithWaitList", queue, CL_FALSE, n, waits, event,
+                           traced("clEnqueueBarrierWithWaitList", CommandKind::barrier),
                            [&] { return next().clEnqueueBarrierWithWaitList(queue, n, waits, event); });
 }
 
 cl_int CL_API_CALL EnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void* dst, const void* src, size_t size,
                                     cl_uint n, const cl_event* waits, cl_event* event) {
-  return faultable_enqueue(nullptr, queue, blocking, n, waits, event,
+  // Either side may be host memory the checker does not track.
+  const Traced t = traced_with("clEnqueueSVMMemcpy", [&](Layer& l, Traced& tr) {
+    add_svm(l, tr, src, size, false);
+    add_svm(l, tr, dst, size, true);
+  });
+  return faultable_enqueue(nullptr, queue, blocking, n, waits, event, t,
                            [&] { return next().clEnqueueSVMMemcpy(queue, blocking, dst, src, size, n, waits, event); });
 }
 
 cl_int CL_API_CALL EnqueueMigrateMemObjects(cl_command_queue queue, cl_uint count, const cl_mem* mems,
                                             cl_mem_migration_flags flags, cl_uint n, const cl_event* waits,
                                             cl_event* event) {
-  return faultable_enqueue(nullptr, queue, CL_FALSE, n, waits, event, [&] {
+  // Migration keeps the contents unless told they are undefined, which
+  // makes it a write (OpenCL 3.0 section 5.4.4).
+  const Traced t = traced_with("clEnqueueMigrateMemObjects", [&](Layer& l, Traced& tr) {
+    if ((flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) != 0)
+      for (cl_uint i = 0; i < count; ++i) add_mem(l, tr, mems[i], 0, 0, true);
+  });
+  return faultable_enqueue(nullptr, queue, CL_FALSE, n, waits, event, t, [&] {
     return next().clEnqueueMigrateMemObjects(queue, count, mems, flags, n, waits, event);
   });
 }
@@ -849,9 +1193,12 @@ void install(const cl_icd_dispatch* target) {
   t.clGetEventInfo = &GetEventInfo;
   t.clFlush = &Flush;
   t.clFinish = &Finish;
+  t.clReleaseCommandQueue = &ReleaseCommandQueue;
+  t.clBuildProgram = &BuildProgram;
   t.clGetDeviceInfo = &GetDeviceInfo;
   t.clGetPlatformInfo = &GetPlatformInfo;
   t.clGetCommandQueueInfo = &GetCommandQueueInfo;
+  t.clBuildProgram = &BuildProgram;
   t.clCreateKernel = &CreateKernel;
   t.clSetKernelArg = &SetKernelArg;
   t.clSetKernelArgSVMPointer = &SetKernelArgSVMPointer;
@@ -876,6 +1223,8 @@ void install(const cl_icd_dispatch* target) {
   }
   if (const char* shadow = std::getenv("CLZERO_FAULT_SHADOW_MAPS"); shadow != nullptr && *shadow == '1')
     l.shadow = true;
+  if (const char* hazards = std::getenv("CLZERO_FAULT_HAZARDS"); hazards != nullptr && *hazards == '1')
+    l.hazards_on = true;
 }
 
 bool env_flag(const char* name) {
@@ -896,6 +1245,26 @@ __attribute__((destructor)) void report_at_exit() {
     for (const std::string& v : l.violations) std::fprintf(stderr, "clzero fault layer: violation: %s\n", v.c_str());
   }
   if (env_flag("CLZERO_FAULT_STRICT") && l.total_violations > 0) _exit(86);
+  if (l.hazards_on) {
+    const HazardChecker::Figures& f = l.hazards.figures();
+    char summary[512];
+    std::snprintf(summary, sizeof summary,
+                  "commands: %ld\naccesses: %ld\npairs: %ld\nhazards: %ld\nunflushed_waits: %ld\ndropped: %ld\n",
+                  f.commands, f.accesses, f.pairs, f.hazards, f.unflushed, f.dropped);
+    std::fprintf(stderr,
+                 "clzero hazard checker: %ld commands checked, %ld accesses, %ld pairs checked, %ld hazards, %ld "
+                 "unflushed cross-queue waits\n",
+                 f.commands, f.accesses, f.pairs, f.hazards, f.unflushed);
+    for (const std::string& r : l.hazards.reports()) std::fprintf(stderr, "clzero hazard checker: %s\n", r.c_str());
+    if (const char* path = std::getenv("CLZERO_HAZARD_REPORT"); path != nullptr && *path != '\0') {
+      if (std::FILE* out = std::fopen(path, "w")) {
+        std::fputs(summary, out);
+        for (const std::string& r : l.hazards.reports()) std::fprintf(out, "%s\n", r.c_str());
+        std::fclose(out);
+      }
+    }
+    if (f.hazards > 0 || f.unflushed > 0) _exit(87);
+  }
 }
 
 }  // namespace
@@ -1003,4 +1372,29 @@ CLZERO_FAULT_EXPORT const char* clzero_fault_violation(long i) {
   Lock lock(l.mutex);
   return i >= 0 && static_cast<std::size_t>(i) < l.violations.size() ? l.violations[static_cast<std::size_t>(i)].c_str()
                                                                      : nullptr;
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_hazard_counts(clzero_hazard_counts* out) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  const clzero_fault::HazardChecker::Figures& f = l.hazards.figures();
+  out->on = l.hazards_on ? 1 : 0;
+  out->commands = f.commands;
+  out->accesses = f.accesses;
+  out->pairs = f.pairs;
+  out->hazards = f.hazards;
+  out->unflushed = f.unflushed;
+}
+
+CLZERO_FAULT_EXPORT const char* clzero_fault_hazard_report(long i) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  const auto& reports = l.hazards.reports();
+  return i >= 0 && static_cast<std::size_t>(i) < reports.size() ? reports[static_cast<std::size_t>(i)].c_str() : nullptr;
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_hazard_clear(void) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.hazards.clear_reports();
 }
