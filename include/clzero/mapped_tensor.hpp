@@ -61,7 +61,15 @@ class TensorCore final : public TensorState {
     policy_.to_device(access, host_wrote_, waits);  // nothing below can fail: the tensor is the device's now
     host_wrote_ = false;
     device_open_ = true;
-    return DeviceAccess(std::move(self), access);
+    DeviceAccess opened(std::move(self), access);
+    // The kernels may run on another queue and wait on what clzero just
+    // enqueued here (an unmap, an upload): a wait on an event of a queue that
+    // was never flushed may never end (OpenCL 3.0 section 5.13), and the
+    // engine cannot know to flush the tensor's queue. clFlush never waits.
+    // Should it fail, the access is ended again by `opened`'s destructor.
+    if (!waits.empty())
+      check(clFlush(q_.q()), "clFlush", doing, "submitting the commands the kernels wait on");
+    return opened;
   }
 
   void end_device_access(Access access) override {

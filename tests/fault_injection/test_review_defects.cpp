@@ -266,3 +266,66 @@ TEST_CASE("D-review-9: a copy of an EventList that fails part-way holds no event
   CHECK(layer.counts().live_events == before);
 }
 
+// ---- defect 5 ---------------------------------------------------------------
+
+namespace {
+
+// What device_access() calls, in order, for a tensor whose last step left a
+// command for the next access's kernels to wait on (an unmap, an upload).
+template <class Policy>
+std::vector<std::string> calls_of_device_access(const typename Policy::Options& options, Intent intent) {
+  Env& env = Env::get();
+  FaultLayer& layer = FaultLayer::get();
+  MappedTensor<std::uint32_t, Policy> t(env.context, env.queue, {1024}, intent, options);
+  if (intent == Intent::input) {
+    auto view = t.write_view();
+    for (std::uint32_t i = 0; i < view.size(); ++i) view[i] = value(i, 5);
+  } else {
+    wait_until_host_ready(t);
+  }
+  layer.reset();
+  auto dev = t.device_access();
+  std::vector<std::string> calls = layer.calls();
+  INFO(Policy::name << ": the access's kernels wait on " << dev.wait_count() << " event(s)");
+  CHECK(dev.wait_count() > 0);
+  return calls;
+}
+
+std::string joined(const std::vector<std::string>& calls) {
+  std::string s;
+  for (const std::string& c : calls) s += c + " ";
+  return s;
+}
+
+// The wait list may name a command only the tensor's queue holds: a kernel on
+// another queue waiting on it needs that queue flushed (OpenCL 3.0 section
+// 5.13), and the engine cannot know to do it. The last call is the flush.
+void flushed_after_enqueue(const std::vector<std::string>& calls) {
+  INFO("device_access() called: " << joined(calls));
+  REQUIRE_FALSE(calls.empty());
+  CHECK(calls.back() == "clFlush");
+}
+
+}  // namespace
+
+TEST_CASE("D-review-5: a device access submits the tensor's queue, whose commands the kernels wait on",
+          "[review_defects]") {
+  SECTION("Persistent, output (unmap)") {
+    flushed_after_enqueue(calls_of_device_access<policy::Persistent>({}, Intent::output));
+  }
+  SECTION("Persistent, input (unmap)") {
+    flushed_after_enqueue(calls_of_device_access<policy::Persistent>({}, Intent::input));
+  }
+  SECTION("MapPerInference, input (the view's unmap)") {
+    flushed_after_enqueue(calls_of_device_access<policy::MapPerInference>({}, Intent::input));
+  }
+  SECTION("CopyToPinned, input (upload)") {
+    flushed_after_enqueue(calls_of_device_access<policy::CopyToPinned>({}, Intent::input));
+  }
+#if defined(CL_VERSION_2_0)
+  SECTION("coarse-grained Svm, output (unmap)") {
+    if (Env::get().caps.svm_coarse_grain_buffer)
+      flushed_after_enqueue(calls_of_device_access<policy::Svm>({policy::Svm::Grain::coarse}, Intent::output));
+  }
+#endif
+}
