@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "clzero/detail/abi.hpp"
 #include "clzero/detail/queue_context.hpp"
 #include "clzero/detail/tensor_state.hpp"
 #include "clzero/device_access.hpp"
@@ -23,8 +24,10 @@
 
 namespace clzero {
 namespace policy {
+CLZERO_DETAIL_CL_BEGIN
 class Auto;  // the default policy: include clzero/policy/auto.hpp (or clzero/clzero.hpp)
-}
+CLZERO_DETAIL_CL_END
+}  // namespace policy
 
 namespace detail {
 
@@ -222,11 +225,11 @@ class TensorCore final : public TensorState {
       case CL_COMMAND_MAP_BUFFER: return "clEnqueueMapBuffer";
       case CL_COMMAND_FILL_BUFFER: return "clEnqueueFillBuffer";
       case CL_COMMAND_MARKER: return "clEnqueueMarkerWithWaitList";
-#if defined(CL_VERSION_2_0)
-      case CL_COMMAND_SVM_UNMAP: return "clEnqueueSVMUnmap";
-      case CL_COMMAND_SVM_MAP: return "clEnqueueSVMMap";
-      case CL_COMMAND_SVM_MEMFILL: return "clEnqueueSVMMemFill";
-#endif
+      // The OpenCL 2.0 command types by value (cl.h declares them only from
+      // 2.0 on): this body must not differ between configurations.
+      case 0x120D: return "clEnqueueSVMUnmap";    // CL_COMMAND_SVM_UNMAP
+      case 0x120C: return "clEnqueueSVMMap";      // CL_COMMAND_SVM_MAP
+      case 0x120B: return "clEnqueueSVMMemFill";  // CL_COMMAND_SVM_MEMFILL
       default: return "an OpenCL command";
     }
   }

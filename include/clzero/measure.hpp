@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "clzero/detail/abi.hpp"
 #include "clzero/device_caps.hpp"
 #include "clzero/error.hpp"
 #include "clzero/handle.hpp"
@@ -44,6 +45,10 @@ struct Measurement {
 };
 
 namespace detail {
+// Compiled once per OpenCL configuration (detail/abi.hpp): make_timed and
+// the rig differ with CL_VERSION_2_0, and the cache holds choices that may
+// name Svm.
+CLZERO_DETAIL_CL_BEGIN
 
 constexpr const char* kMeasureKernel = R"CLC(
 __kernel void clzero_measure_fill(__global uint* out, uint n, uint iter) {
@@ -232,8 +237,10 @@ inline std::vector<Measurement> measure_on(MeasureRig& rig, cl_context context, 
   return results;
 }
 
+CLZERO_DETAIL_CL_END
 }  // namespace detail
 
+CLZERO_DETAIL_CL_BEGIN
 /// Times one inference of `bytes` bytes with each candidate on `device` (a
 /// private queue of `context`) and checks every element of every inference.
 /// The candidates take turns, one inference each per round, so that a slow
@@ -248,17 +255,20 @@ inline std::vector<Measurement> measure(cl_context context, cl_device_id device,
   if (!rig.prepare(context, device, caps.opencl_major)) detail::raise(rig.error());
   return detail::measure_on(rig, context, bytes, intent, candidates, min_rounds);
 }
+CLZERO_DETAIL_CL_END
 
 namespace detail {
+CLZERO_DETAIL_CL_BEGIN
 
-/// Auto's measurements, once per (device, intent, size class): the size class
-/// is the power of four the byte count falls in, so 3 KiB and 5 KiB share one.
+/// Auto's measurements, once per (device, intent, size class, buffers only):
+/// the size class is the power of four the byte count falls in, so 3 KiB and
+/// 5 KiB share one.
 inline std::mutex& measure_cache_mutex() {
   static std::mutex m;
   return m;
 }
-inline std::map<std::tuple<cl_device_id, int, int>, policy::Choice>& measure_cache() {
-  static std::map<std::tuple<cl_device_id, int, int>, policy::Choice> cache;
+inline std::map<std::tuple<cl_device_id, int, int, bool>, policy::Choice>& measure_cache() {
+  static std::map<std::tuple<cl_device_id, int, int, bool>, policy::Choice> cache;
   return cache;
 }
 inline int size_class(std::size_t bytes) noexcept {
@@ -286,5 +296,6 @@ inline bool measurement_forced_by_environment() noexcept {
   return v != nullptr && v[0] == '1';
 }
 
+CLZERO_DETAIL_CL_END
 }  // namespace detail
 }  // namespace clzero

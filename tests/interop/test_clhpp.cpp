@@ -185,3 +185,80 @@ TEST_CASE("SVM tensors give a null cl::Buffer", "[clhpp]") {
   CHECK(dev.svm_pointer() != nullptr);
 }
 #endif
+
+namespace {
+
+// An arena of two parts written by CLHPP kernels, part by part, read fresh
+// on the host every iteration.
+template <class Policy>
+void clhpp_arena_parts_are_fresh(const typename Policy::Options& options) {
+  Clhpp cl;
+  const std::size_t counts[] = {300, 17};
+  TensorArena<Policy> arena(cl.context(), cl.queue(),
+                            {ArenaPart::of<std::uint32_t>({counts[0]}), ArenaPart::of<std::uint32_t>({counts[1]})},
+                            Intent::output, options);
+  cl::Kernel fill(cl.program, "fill_u32");
+  for (std::uint32_t iter = 1; iter <= 5; ++iter) {
+    {
+      auto dev = arena.device_access();
+      const std::vector<cl::Event> waits = interop::wait_events(dev);
+      CHECK(waits.size() == dev.waits().size());
+      for (std::size_t p = 0; p < 2; ++p) {
+        interop::bind(dev, fill, 0, Part{p});
+        const cl::Buffer sub = interop::buffer(dev, Part{p});
+        CHECK(sub() == arena.sub_buffer(p));
+        fill.setArg(1, static_cast<cl_uint>(counts[p]));
+        fill.setArg(2, iter + static_cast<std::uint32_t>(p) * 100);
+        cl::Event done;
+        cl.queue.enqueueNDRangeKernel(fill, cl::NullRange, cl::NDRange(counts[p]), cl::NullRange, &waits, &done);
+        interop::used_by(dev, done);
+      }
+    }
+    for (std::size_t p = 0; p < 2; ++p) {
+      auto view = arena.template read_view<std::uint32_t>(p);
+      std::size_t wrong = 0;
+      for (std::uint32_t i = 0; i < view.size(); ++i) wrong += view[i] != value(i, iter + static_cast<std::uint32_t>(p) * 100);
+      INFO(Policy::name << ", part " << p << ", iteration " << iter);
+      REQUIRE(view.size() == counts[p]);
+      REQUIRE(wrong == 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("CLHPP kernels bind arena parts and wait on the arena's events", "[clhpp]") {
+  clhpp_arena_parts_are_fresh<policy::Persistent>({});
+  clhpp_arena_parts_are_fresh<policy::MapPerInference>({});
+  clhpp_arena_parts_are_fresh<policy::CopyToPinned>({});
+  clhpp_arena_parts_are_fresh<policy::Auto>({});
+#if defined(CL_VERSION_2_0)
+  if (Env::get().caps.svm_fine_grain_buffer) clhpp_arena_parts_are_fresh<policy::Svm>({policy::Svm::Grain::fine});
+#endif
+}
+
+#if defined(CL_VERSION_2_0)
+TEST_CASE("a CLHPP kernel binds an SVM tensor at a byte offset", "[clhpp]") {
+  if (!Env::get().caps.svm_fine_grain_buffer) return;
+  Clhpp cl;
+  auto tensor = interop::make_tensor<std::uint32_t, policy::Svm>(cl.context, cl.queue, {64}, Intent::output,
+                                                                 {policy::Svm::Grain::fine});
+  cl::Kernel fill(cl.program, "fill_u32");
+  for (std::uint32_t iter = 1; iter <= 3; ++iter) {
+    {
+      auto dev = tensor.device_access();
+      interop::bind(dev, fill, 0, 16 * sizeof(std::uint32_t));  // elements 16..63
+      fill.setArg(1, static_cast<cl_uint>(48));
+      fill.setArg(2, iter);
+      const std::vector<cl::Event> waits = interop::wait_events(dev);
+      cl::Event done;
+      cl.queue.enqueueNDRangeKernel(fill, cl::NullRange, cl::NDRange(48), cl::NullRange, &waits, &done);
+      interop::used_by(dev, done);
+    }
+    auto view = tensor.read_view();
+    std::size_t wrong = 0;
+    for (std::uint32_t i = 0; i < 48; ++i) wrong += view[16 + i] != value(i, iter);
+    REQUIRE(wrong == 0);
+  }
+}
+#endif

@@ -16,6 +16,7 @@
 #endif
 #endif
 
+#include <cstddef>
 #include <vector>
 
 #include "clzero/clzero.hpp"
@@ -63,10 +64,36 @@ inline std::vector<cl::Event> wait_events(const DeviceAccess& access) {
 /// Records a CLHPP event of a command that used the tensor.
 inline void used_by(DeviceAccess& access, const cl::Event& event) { access.used_by(event()); }
 
-/// Binds the tensor as argument `index` of a CLHPP kernel (any policy).
-inline void bind(const DeviceAccess& access, const cl::Kernel& kernel, cl_uint index) {
-  access.bind(kernel(), index, 0);
+/// Binds the tensor as argument `index` of a CLHPP kernel (any policy); a
+/// non-zero `byte_offset` binds a part of an SVM / USM tensor, as
+/// DeviceAccess::bind does.
+inline void bind(const DeviceAccess& access, const cl::Kernel& kernel, cl_uint index, std::size_t byte_offset = 0) {
+  access.bind(kernel(), index, byte_offset);
 }
+
+/// Binds part `part` of an arena as argument `index` of a CLHPP kernel: its
+/// sub-buffer, or a pointer to it for SVM / USM arenas (ArenaAccess::bind).
+inline void bind(const ArenaAccess& access, const cl::Kernel& kernel, cl_uint index, Part part) {
+  access.bind(kernel(), index, part);
+}
+
+/// Part `part`'s sub-buffer as a cl::Buffer holding its own reference (null
+/// for SVM / USM arenas).
+inline cl::Buffer buffer(const ArenaAccess& access, Part part) {
+  cl_mem m = access.buffer(part);
+  return m != nullptr ? cl::Buffer(m, true) : cl::Buffer();
+}
+
+/// The events a kernel using the arena must wait on, as CLHPP events (each retained).
+inline std::vector<cl::Event> wait_events(const ArenaAccess& access) {
+  std::vector<cl::Event> events;
+  events.reserve(access.waits().size());
+  for (cl_event e : access.waits()) events.emplace_back(e, true);
+  return events;
+}
+
+/// Records a CLHPP event of a command that used the arena.
+inline void used_by(ArenaAccess& access, const cl::Event& event) { access.used_by(event()); }
 
 }  // namespace interop
 }  // namespace clzero

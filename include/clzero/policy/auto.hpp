@@ -33,6 +33,10 @@
 
 namespace clzero {
 namespace policy {
+// Auto's variant holds Svm only where the headers declare OpenCL 2.0: one
+// Auto per configuration (detail/abi.hpp), so that a tensor built in one
+// cannot be used by code built for the other.
+CLZERO_DETAIL_CL_BEGIN
 
 /// Decides once, in the constructor, which policy suits the tensor's device and
 /// intent (choose(), refined by measure() on discrete GPUs; choice() says what and
@@ -51,6 +55,12 @@ class Auto {
     bool override_choice = false;
     /// The choice to run when override_choice is set, e.g. one stored from measure().
     Choice choice;
+    /// For engines whose kernels take only a cl_mem (CLBlast, clDNN-style
+    /// and image-based kernels): choose among the buffer-backed policies only
+    /// (Persistent, MapPerInference, CopyToPinned; Choice::buffer_backed()),
+    /// by the same rules and measurement, so that DeviceAccess::buffer() is
+    /// never null.
+    bool buffers_only = false;
   };
   /// The policy's name in messages (policy protocol, docs/api.md).
   static constexpr const char* name = "Auto";
@@ -155,9 +165,11 @@ class Auto {
   }
 
   /// The measurement candidates for a discrete GPU: the rule's choice and
-  /// every other host path the device offers, plus CopyToPinned.
-  static std::vector<Choice> measurement_candidates(const DeviceCaps& caps, Intent intent) {
-    std::vector<Choice> all = available(caps, intent), picked;
+  /// every other host path the device offers, plus CopyToPinned; with
+  /// `buffers_only`, the buffer-backed ones among them.
+  static std::vector<Choice> measurement_candidates(const DeviceCaps& caps, Intent intent,
+                                                    bool buffers_only = false) {
+    std::vector<Choice> all = available(caps, intent, buffers_only), picked;
     for (const Choice& c : all) {
       const bool host_path =
           c.kind == Choice::Kind::copy_to_pinned || c.kind == Choice::Kind::unified_host ||
@@ -170,16 +182,23 @@ class Auto {
 
  private:
   static Choice decide(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options) {
-    if (options.override_choice) return options.choice;
+    if (options.override_choice) {
+      if (options.buffers_only && !options.choice.buffer_backed())
+        detail::raise_invalid("Auto: constructing",
+                              "the overriding choice " + options.choice.label() +
+                                  " gives kernels a pointer, but buffers_only asks for a cl_mem; pass a "
+                                  "buffer-backed choice (Choice::buffer_backed()) or clear buffers_only");
+      return options.choice;
+    }
     const DeviceCaps caps = DeviceCaps::query(q.device);
-    Choice rule = choose(caps, intent);
+    Choice rule = choose(caps, intent, options.buffers_only);
     // Measure only where the rules leave a real question: a discrete GPU and
     // data the device writes. Unified memory makes every path zero copy; an
     // input on a discrete GPU belongs in device memory.
     if (!options.measure || detail::measurement_disabled_by_environment()) return rule;
     if (!detail::measurement_forced_by_environment() && (caps.host_unified_memory || intent == Intent::input))
       return rule;
-    const auto key = std::make_tuple(q.device, static_cast<int>(intent), detail::size_class(bytes));
+    const auto key = std::make_tuple(q.device, static_cast<int>(intent), detail::size_class(bytes), options.buffers_only);
     std::lock_guard<std::mutex> lock(detail::measure_cache_mutex());
     auto& cache = detail::measure_cache();
     const auto found = cache.find(key);
@@ -197,7 +216,7 @@ class Auto {
       return rule;
     }
     const std::vector<Measurement> results =
-        detail::measure_on(rig, q.ctx(), measured, intent, measurement_candidates(caps, intent), 15);
+        detail::measure_on(rig, q.ctx(), measured, intent, measurement_candidates(caps, intent, options.buffers_only), 15);
     Choice chosen = decide_measured(rule, results, measured);
     cache.emplace(key, chosen);
     return chosen;
@@ -268,5 +287,6 @@ class Auto {
       impl_;
 };
 
+CLZERO_DETAIL_CL_END
 }  // namespace policy
 }  // namespace clzero

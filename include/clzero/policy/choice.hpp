@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "clzero/allocation.hpp"
+#include "clzero/detail/abi.hpp"
 #include "clzero/device_caps.hpp"
 #include "clzero/intent.hpp"
 
@@ -68,6 +69,12 @@ struct Choice {
     }
   }
 
+  /// Whether the policy's kernels take a cl_mem (Persistent, MapPerInference,
+  /// CopyToPinned), as libraries that accept only buffers need.
+  bool buffer_backed() const noexcept {
+    return kind == Kind::persistent || kind == Kind::map_per_inference || kind == Kind::copy_to_pinned;
+  }
+
   /// Same policy, allocation kind and (for svm) grain; `reason` is not compared.
   friend bool operator==(const Choice& a, const Choice& b) noexcept {
     return a.kind == b.kind && a.allocation.kind() == b.allocation.kind() &&
@@ -75,15 +82,25 @@ struct Choice {
   }
 };
 
+// What the rules may pick depends on whether the headers declare OpenCL 2.0
+// (Svm): the functions below are compiled once per configuration
+// (detail/abi.hpp).
+CLZERO_DETAIL_CL_BEGIN
+
 /// Applies the rules above to a device and an intent. Pure: no allocation,
 /// no measurement. clzero-info prints what it returns for every device.
-inline Choice choose(const DeviceCaps& caps, Intent intent) {
+/// With `buffers_only`, for engines whose kernels take only a cl_mem (CLBlast,
+/// image-based kernels), the rules skip the pointer paths (Svm, UnifiedHost):
+/// Persistent on unified memory, CopyToPinned or NVIDIA's host-pinned
+/// Persistent on a discrete GPU.
+inline Choice choose(const DeviceCaps& caps, Intent intent, bool buffers_only = false) {
   Choice c;
   // Fine-grained buffer SVM, else Intel USM host memory: the paths that need
   // no map at all (the kernel's event is the only synchronisation). Fills `c`
   // and says whether the device has one; `where` starts the reason. Used by
   // rule 1 and rules 4-5; local, so that it is no part of the API.
-  auto map_free = [&caps, &c](const char* where) -> bool {
+  auto map_free = [&caps, &c, buffers_only](const char* where) -> bool {
+    if (buffers_only) return false;
 #if defined(CL_VERSION_2_0)
     if (caps.svm_fine_grain_buffer) {
       c.kind = Choice::Kind::svm;
@@ -143,7 +160,8 @@ inline Choice choose(const DeviceCaps& caps, Intent intent) {
 /// Every policy and allocation the device can run, the rule's choice first.
 /// Vendor allocations whose extension is absent are left out; so are the
 /// ones no device here can exercise without engine-provided memory (Qualcomm).
-inline std::vector<Choice> available(const DeviceCaps& caps, Intent intent) {
+/// With `buffers_only`, only the buffer-backed ones (Choice::buffer_backed()).
+inline std::vector<Choice> available(const DeviceCaps& caps, Intent intent, bool buffers_only = false) {
   std::vector<Choice> all;
   auto add = [&](Choice::Kind kind, Allocation allocation, bool svm_fine, const char* why) {
     Choice c;
@@ -151,11 +169,12 @@ inline std::vector<Choice> available(const DeviceCaps& caps, Intent intent) {
     c.allocation = allocation;
     c.svm_fine = svm_fine;
     c.reason = why;
+    if (buffers_only && !c.buffer_backed()) return;
     for (const Choice& have : all)
       if (have == c) return;
     all.push_back(c);
   };
-  all.push_back(choose(caps, intent));
+  all.push_back(choose(caps, intent, buffers_only));
   add(Choice::Kind::persistent, Allocation::alloc_host_ptr(), true, "offered by every device");
   add(Choice::Kind::persistent, Allocation::use_host_ptr(), true, "offered by every device");
   if (caps.nv_create_buffer)
@@ -174,5 +193,6 @@ inline std::vector<Choice> available(const DeviceCaps& caps, Intent intent) {
   return all;
 }
 
+CLZERO_DETAIL_CL_END
 }  // namespace policy
 }  // namespace clzero

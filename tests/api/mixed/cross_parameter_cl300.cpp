@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
+#define CL_TARGET_OPENCL_VERSION 300
+#include "cross_parameter.inc"
