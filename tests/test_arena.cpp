@@ -155,14 +155,19 @@ std::vector<std::pair<const char*, std::function<void(std::vector<ArenaPart>)>>>
   Env& env = Env::get();
   std::vector<std::pair<const char*, std::function<void(std::vector<ArenaPart>)>>> makers = {
       {"Persistent",
-       [&env](std::vector<ArenaPart> p) { TensorArena<policy::Persistent>(env.context, env.queue, p, Intent::output); }},
+       [&env](std::vector<ArenaPart> p) {
+         TensorArena<policy::Persistent>(env.context, env.queue, p, Intent::output);
+       }},
       {"MapPerInference",
        [&env](std::vector<ArenaPart> p) {
          TensorArena<policy::MapPerInference>(env.context, env.queue, p, Intent::output);
        }},
       {"CopyToPinned",
-       [&env](std::vector<ArenaPart> p) { TensorArena<policy::CopyToPinned>(env.context, env.queue, p, Intent::output); }},
-      {"Auto", [&env](std::vector<ArenaPart> p) { TensorArena<policy::Auto>(env.context, env.queue, p, Intent::output); }},
+       [&env](std::vector<ArenaPart> p) {
+         TensorArena<policy::CopyToPinned>(env.context, env.queue, p, Intent::output);
+       }},
+      {"Auto",
+       [&env](std::vector<ArenaPart> p) { TensorArena<policy::Auto>(env.context, env.queue, p, Intent::output); }},
   };
 #if defined(CL_VERSION_2_0)
   if (env.caps.svm_fine_grain_buffer)
@@ -221,8 +226,8 @@ TEST_CASE("arena sizes that overflow std::size_t are rejected at every step (iss
     CHECK(square.find("overflows std::size_t bytes") != std::string::npos);
     CHECK(square.find("extent 0 is 0") == std::string::npos);
     // The round-up of an offset to the part's alignment.
-    const std::string align = error({ArenaPart{1, 1, {std::numeric_limits<std::size_t>::max() - 2}},
-                                     ArenaPart{1, 64, {1}}});
+    const std::string align =
+        error({ArenaPart{1, 1, {std::numeric_limits<std::size_t>::max() - 2}}, ArenaPart{1, 64, {1}}});
     INFO(align);
     CHECK(align.find("part 1 ") != std::string::npos);
     CHECK(align.find("overflow") != std::string::npos);

@@ -151,8 +151,7 @@ TEST_CASE("Auto never runs a policy its measurement saw return stale data (issue
 
   SECTION("the rule's choice stale, the others failed: MapPerInference, and the reason says why") {
     const policy::Choice c = policy::Auto::decide_measured(
-        rule, {measured(rule, 10, false), measured(of_kind(Kind::copy_to_pinned), 0, true, "clzero: it failed")},
-        4096);
+        rule, {measured(rule, 10, false), measured(of_kind(Kind::copy_to_pinned), 0, true, "clzero: it failed")}, 4096);
     INFO(c.reason);
     CHECK(c.kind == Kind::map_per_inference);
     CHECK(c.reason.find("no candidate returned fresh data") != std::string::npos);

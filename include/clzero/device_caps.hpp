@@ -79,7 +79,7 @@ struct DeviceCaps {
   /// Queries `device`. Throws clzero::Error if a core query fails; optional
   /// queries a device does not know (SVM on OpenCL 1.2) just read as absent.
   static DeviceCaps query(cl_device_id device) {
-    constexpr const char* doing = "querying the device's capabilities (DeviceCaps::query)";
+    constexpr const char* doing = "DeviceCaps::query: querying the device's capabilities";
     if (device == nullptr)
       detail::raise_invalid(doing, "the cl_device_id is null; pass a device from clGetDeviceIDs or the queue's");
     DeviceCaps c;

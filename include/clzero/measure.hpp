@@ -69,7 +69,7 @@ struct MeasureRig {
   const char* failed_call = nullptr;  ///< the OpenCL call that failed in prepare()
   cl_int failed_code = CL_SUCCESS;    ///< and its error code
 
-  static constexpr const char* doing = "measuring policies: preparing a private queue and kernel";
+  static constexpr const char* doing = "measure: preparing a private queue and kernel";
 
   /// Makes the queue and builds the kernel. Raises nothing: a failure (e.g.
   /// CL_COMPILER_NOT_AVAILABLE from clBuildProgram on a device without an
@@ -134,7 +134,7 @@ class TimedPolicy final : public Timed {
     // an SVM pointer cannot take a cl_mem again"), so candidates never share one.
     cl_int rc = CL_SUCCESS;
     kernel_ = KernelHandle::adopt(clCreateKernel(rig.program.get(), "clzero_measure_fill", &rc));
-    check(rc, "clCreateKernel", "measuring policies");
+    check(rc, "clCreateKernel", "measure: making a candidate's kernel");
   }
 
   bool run(std::uint32_t iter) override {
@@ -143,12 +143,12 @@ class TimedPolicy final : public Timed {
     {
       auto dev = tensor_.device_access(Access::write);
       dev.bind(k, 0);
-      check(clSetKernelArg(k, 1, sizeof count, &count), "clSetKernelArg", "measuring policies");
-      check(clSetKernelArg(k, 2, sizeof iter, &iter), "clSetKernelArg", "measuring policies");
+      check(clSetKernelArg(k, 1, sizeof count, &count), "clSetKernelArg", "measure: running a candidate");
+      check(clSetKernelArg(k, 2, sizeof iter, &iter), "clSetKernelArg", "measure: running a candidate");
       std::size_t global = n_;
       check(clEnqueueNDRangeKernel(rig_.queue.get(), k, 1, nullptr, &global, nullptr, dev.wait_count(), dev.wait_list(),
                                    dev.event_slot()),
-            "clEnqueueNDRangeKernel", "measuring policies");
+            "clEnqueueNDRangeKernel", "measure: running a candidate");
     }
     auto view = tensor_.read_view();
     std::uint32_t wrong = 0;
@@ -182,7 +182,9 @@ inline std::unique_ptr<Timed> make_timed(MeasureRig& rig, cl_context context, st
       break;
 #endif
   }
-  raise(Error(ErrorKind::unsupported, "measuring policies", "Svm needs CL_TARGET_OPENCL_VERSION 200 or later"));
+  raise(Error(ErrorKind::unsupported, "measure: making a candidate",
+              "Svm needs CL_TARGET_OPENCL_VERSION 200 or later; define it as 200 or higher, or leave Svm out of the "
+              "candidates"));
 }
 
 /// measure() on a prepared rig.

@@ -96,9 +96,8 @@ class Shape {
           doing, "rank above " + std::to_string(max_rank) + " is not supported; flatten adjacent axes into one");
     if (extent <= 0)
       detail::raise_invalid(
-          doing,
-          "extent " + std::to_string(rank_) + " is " + std::to_string(extent) +
-              "; a tensor needs at least one element along every axis; give every axis an extent of 1 or more");
+          doing, "extent " + std::to_string(rank_) + " is " + std::to_string(extent) +
+                     "; a tensor needs at least one element along every axis; give every axis an extent of 1 or more");
     // Positive here, so the unsigned comparison below is exact for any width.
     if (static_cast<std::uintmax_t>(extent) > std::numeric_limits<std::size_t>::max())
       detail::raise_invalid(doing, "extent " + std::to_string(rank_) + " is " + std::to_string(extent) +

@@ -167,8 +167,8 @@ class ArenaAccess {
   }
   void check_part(Part part, const char* doing) const {
     if (part.index >= count_)
-      detail::raise_invalid(doing, "part " + std::to_string(part.index) + " of an arena of " +
-                                       std::to_string(count_) + " parts; use an index below parts()");
+      detail::raise_invalid(doing, "part " + std::to_string(part.index) + " of an arena of " + std::to_string(count_) +
+                                       " parts; use an index below parts()");
   }
 
   DeviceAccess access_;
@@ -283,8 +283,9 @@ class TensorArena {
       const ArenaPart& p = parts[i];
       const std::string part = "part " + std::to_string(i) + " (shape " + p.shape.to_string() + ")";
       if (p.element_size == 0)
-        detail::raise_invalid(doing, part + " has 0-byte elements, so it holds no data; give every part at least one "
-                                            "byte (make parts with ArenaPart::of<T>(shape))");
+        detail::raise_invalid(doing, part +
+                                         " has 0-byte elements, so it holds no data; give every part at least one "
+                                         "byte (make parts with ArenaPart::of<T>(shape))");
       if (p.shape.elements() > max / p.element_size)
         detail::raise_invalid(doing, part + " of " + std::to_string(p.element_size) +
                                          "-byte elements overflows std::size_t bytes; split the tensor into smaller "

@@ -77,11 +77,11 @@ TEST_CASE("a Shape takes int and int64_t extents and names a negative one", "[ap
     const std::vector<std::int64_t> bad = {1, 2, std::numeric_limits<std::int64_t>::min()};
     Shape s(bad.begin(), bad.end());
   });
-  CHECK(from_dims.find("extent 2 is " + std::to_string(std::numeric_limits<std::int64_t>::min())) !=
-        std::string::npos);
+  CHECK(from_dims.find("extent 2 is " + std::to_string(std::numeric_limits<std::int64_t>::min())) != std::string::npos);
   CHECK(message_of([] { Shape s{0}; }).find("extent 0 is 0") != std::string::npos);
-  CHECK(message_of([] { Shape s{std::numeric_limits<std::int64_t>::max(), std::int64_t{4}}; })
-            .find("overflows std::size_t") != std::string::npos);
+  CHECK(message_of([] {
+          Shape s{std::numeric_limits<std::int64_t>::max(), std::int64_t{4}};
+        }).find("overflows std::size_t") != std::string::npos);
 }
 
 TEST_CASE("a device access can be move-assigned and the access it replaces ends first", "[api]") {
@@ -179,9 +179,8 @@ TEST_CASE("every misuse message starts with the class and member that was called
 
 TEST_CASE("generic engine code reads arena parts without the template keyword", "[api]") {
   Env& env = Env::get();
-  TensorArena<policy::Persistent> arena(env.context, env.queue,
-                                        {ArenaPart::of<std::uint32_t>({8}), ArenaPart::of<std::uint8_t>({8})},
-                                        Intent::inout);
+  TensorArena<policy::Persistent> arena(
+      env.context, env.queue, {ArenaPart::of<std::uint32_t>({8}), ArenaPart::of<std::uint8_t>({8})}, Intent::inout);
   {
     auto words = arena.write_view(0, as<std::uint32_t>);
     auto bytes = arena.write_view(1, as<std::uint8_t>);

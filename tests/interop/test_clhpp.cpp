@@ -217,7 +217,8 @@ void clhpp_arena_parts_are_fresh(const typename Policy::Options& options) {
     for (std::size_t p = 0; p < 2; ++p) {
       auto view = arena.template read_view<std::uint32_t>(p);
       std::size_t wrong = 0;
-      for (std::uint32_t i = 0; i < view.size(); ++i) wrong += view[i] != value(i, iter + static_cast<std::uint32_t>(p) * 100);
+      for (std::uint32_t i = 0; i < view.size(); ++i)
+        wrong += view[i] != value(i, iter + static_cast<std::uint32_t>(p) * 100);
       INFO(Policy::name << ", part " << p << ", iteration " << iter);
       REQUIRE(view.size() == counts[p]);
       REQUIRE(wrong == 0);

@@ -88,7 +88,8 @@ class Auto {
         break;
 #else
         detail::raise(Error(ErrorKind::unsupported, "Auto: building the chosen policy",
-                            "Svm needs CL_TARGET_OPENCL_VERSION 200 or later"));
+                            "Svm needs CL_TARGET_OPENCL_VERSION 200 or later; define it as 200 or higher, or "
+                            "override with a choice that is not Svm"));
 #endif
     }
   }
@@ -167,8 +168,7 @@ class Auto {
   /// The measurement candidates for a discrete GPU: the rule's choice and
   /// every other host path the device offers, plus CopyToPinned; with
   /// `buffers_only`, the buffer-backed ones among them.
-  static std::vector<Choice> measurement_candidates(const DeviceCaps& caps, Intent intent,
-                                                    bool buffers_only = false) {
+  static std::vector<Choice> measurement_candidates(const DeviceCaps& caps, Intent intent, bool buffers_only = false) {
     std::vector<Choice> all = available(caps, intent, buffers_only), picked;
     for (const Choice& c : all) {
       const bool host_path =
@@ -198,7 +198,8 @@ class Auto {
     if (!options.measure || detail::measurement_disabled_by_environment()) return rule;
     if (!detail::measurement_forced_by_environment() && (caps.host_unified_memory || intent == Intent::input))
       return rule;
-    const auto key = std::make_tuple(q.device, static_cast<int>(intent), detail::size_class(bytes), options.buffers_only);
+    const auto key =
+        std::make_tuple(q.device, static_cast<int>(intent), detail::size_class(bytes), options.buffers_only);
     std::lock_guard<std::mutex> lock(detail::measure_cache_mutex());
     auto& cache = detail::measure_cache();
     const auto found = cache.find(key);
@@ -215,8 +216,8 @@ class Auto {
                      std::string(rig.error().what()) + "), so the rule alone decided";
       return rule;
     }
-    const std::vector<Measurement> results =
-        detail::measure_on(rig, q.ctx(), measured, intent, measurement_candidates(caps, intent, options.buffers_only), 15);
+    const std::vector<Measurement> results = detail::measure_on(
+        rig, q.ctx(), measured, intent, measurement_candidates(caps, intent, options.buffers_only), 15);
     Choice chosen = decide_measured(rule, results, measured);
     cache.emplace(key, chosen);
     return chosen;
@@ -253,8 +254,7 @@ class Auto {
       if (best != nullptr && m.choice == rule && m.error.empty() && m.fresh &&
           m.us_per_inference <= best->us_per_inference * 1.05)
         best = &m;
-    const std::string figures =
-        " (measured at " + std::to_string(measured) + " bytes per inference: " + table + ")";
+    const std::string figures = " (measured at " + std::to_string(measured) + " bytes per inference: " + table + ")";
     if (best == nullptr) {
       // No candidate is known to work here, the rule's choice included: a
       // stale result is wrong data, never a speed. MapPerInference is the

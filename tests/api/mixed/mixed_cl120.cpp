@@ -7,6 +7,8 @@
 #include <clzero/clzero.hpp>
 
 #include "rig.hpp"
+
+// After rig.hpp, whose names it uses.
 #include "inference.inc"
 
 std::size_t auto_inferences_cl120(const Rig& rig, std::string& chose) {

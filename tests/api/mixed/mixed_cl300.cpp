@@ -10,6 +10,8 @@
 #include <cstdio>
 
 #include "rig.hpp"
+
+// After rig.hpp, whose names it uses.
 #include "inference.inc"
 
 std::size_t persistent_inferences_cl120(const Rig& rig,
@@ -63,7 +65,7 @@ int main() {
     failures += chose120.find("Svm") != std::string::npos;
 
     clzero::MappedTensor<std::uint32_t, clzero::policy::Persistent> shared(rig.context, rig.queue, {kElements},
-                                                                          clzero::Intent::output);
+                                                                           clzero::Intent::output);
     const std::size_t stale_shared = persistent_inferences_cl120(rig, shared) + stale_after_inferences(rig, shared);
     std::printf("mixed versions: a Persistent tensor made in the 3.0 unit and used in both: %zu stale\n", stale_shared);
     failures += stale_shared != 0;
