@@ -58,7 +58,7 @@ struct DeviceCaps {
   bool intel_usm_host = false;     ///< cl_intel_unified_shared_memory with host allocations
   std::string extensions;          ///< the device's and platform's extension strings
 
-  /// A CPU device: host views never spin on its events, its kernels need the cores.
+  /// A CPU device (its host views poll or block as measured, detail/wait_method.hpp).
   bool is_cpu() const noexcept { return (type & CL_DEVICE_TYPE_CPU) != 0; }
   /// A GPU device (integrated or discrete; host_unified_memory tells which).
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }

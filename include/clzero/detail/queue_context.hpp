@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "clzero/detail/wait_method.hpp"
 #include "clzero/error.hpp"
 #include "clzero/events.hpp"
 #include "clzero/handle.hpp"
@@ -20,7 +21,7 @@ struct QueueContext {
   cl_device_id device = nullptr;
   cl_platform_id platform = nullptr;
   bool out_of_order = false;
-  bool spin = false;  // host views may poll events before blocking (not on CPU devices)
+  bool spin = false;  // host views poll events before blocking (measured per device: detail/wait_method.hpp)
   cl_ulong max_alloc = 0;
 
   /// Retains `context` and `queue` after checking that both are valid and
@@ -49,9 +50,7 @@ struct QueueContext {
           doing);
     check(clGetDeviceInfo(q.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof q.max_alloc, &q.max_alloc, nullptr),
           "clGetDeviceInfo", doing);
-    cl_device_type type = 0;
-    check(clGetDeviceInfo(q.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr), "clGetDeviceInfo", doing);
-    q.spin = (type & CL_DEVICE_TYPE_CPU) == 0;
+    q.spin = wait_method(q.ctx(), q.device).poll;
     return q;
   }
 
