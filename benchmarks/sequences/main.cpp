@@ -161,8 +161,9 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
           const auto t0 = Clock::now();
           const std::size_t stale = seq[v]->run_block(iter[v], plan.block);
           const auto t1 = Clock::now();
-          if (timed) m[v].us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() /
-                                       static_cast<double>(plan.block));
+          if (timed)
+            m[v].us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() /
+                              static_cast<double>(plan.block));
           m[v].inferences += plan.block;
           m[v].stale_inferences += stale;
         } catch (const std::exception& e) {
@@ -174,19 +175,19 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
     };
     const auto warm_start = Clock::now();
     for (std::size_t r = 0; r < plan.warmup; ++r) round(false);
-    const double per_round =
-        plan.warmup == 0 ? 0.0
-                         : std::chrono::duration<double>(Clock::now() - warm_start).count() / static_cast<double>(plan.warmup);
+    const double per_round = plan.warmup == 0 ? 0.0
+                                              : std::chrono::duration<double>(Clock::now() - warm_start).count() /
+                                                    static_cast<double>(plan.warmup);
     // The repetition's share of what is left of this size's budget.
     const double left = budget_s - std::chrono::duration<double>(Clock::now() - size_start).count();
-    const double share = left / static_cast<double>(reps - rep) -
-                         std::chrono::duration<double>(Clock::now() - rep_start).count() * 0.5;
+    const double share =
+        left / static_cast<double>(reps - rep) - std::chrono::duration<double>(Clock::now() - rep_start).count() * 0.5;
     std::size_t rounds = plan.max_rounds;
     if (per_round > 0) rounds = static_cast<std::size_t>(std::max(0.0, share / per_round));
     rounds = std::min(plan.max_rounds, std::max(plan.min_rounds, rounds));
     for (std::size_t r = 0; r < rounds; ++r) round(true);
-    std::fprintf(stderr, "  %zu bytes, repetition %zu: %zu rounds of %zu variants in %.1f s\n", bytes, rep + 1,
-                 rounds, order.size(), std::chrono::duration<double>(Clock::now() - rep_start).count());
+    std::fprintf(stderr, "  %zu bytes, repetition %zu: %zu rounds of %zu variants in %.1f s\n", bytes, rep + 1, rounds,
+                 order.size(), std::chrono::duration<double>(Clock::now() - rep_start).count());
     seq.clear();  // released before the next repetition allocates
     js << (rep ? ", " : "") << "{\"rounds\": " << rounds << ", \"warmup\": " << plan.warmup << ", \"results\": {";
     bool first = true;
@@ -196,8 +197,8 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
         skipped[cat.variants[v].name] = m[v].error;  // never ran here: left out of later repetitions
         continue;
       }
-      js << (first ? "" : ", ") << json_string(cat.variants[v].name) << ": {\"median_us\": "
-         << num(quantile(m[v].us, 0.5)) << ", \"p10_us\": " << num(quantile(m[v].us, 0.1))
+      js << (first ? "" : ", ") << json_string(cat.variants[v].name)
+         << ": {\"median_us\": " << num(quantile(m[v].us, 0.5)) << ", \"p10_us\": " << num(quantile(m[v].us, 0.1))
          << ", \"p90_us\": " << num(quantile(m[v].us, 0.9)) << ", \"samples\": " << m[v].us.size()
          << ", \"inferences\": " << m[v].inferences << ", \"stale_inferences\": " << m[v].stale_inferences;
       if (!m[v].error.empty()) js << ", \"error\": " << json_string(m[v].error);
@@ -246,8 +247,8 @@ std::string calls_json(const std::vector<const Catalogue*>& cats) {
       }
       long long total = 0;
       for (const auto& c : counts) total += c.second;
-      js << (first ? "" : ",\n    ") << json_string(v.name) << ": {\"per_inference\": "
-         << num(static_cast<double>(total) / kBlock) << ", \"by_call\": {";
+      js << (first ? "" : ",\n    ") << json_string(v.name)
+         << ": {\"per_inference\": " << num(static_cast<double>(total) / kBlock) << ", \"by_call\": {";
       bool f2 = true;
       for (const auto& c : counts) {
         js << (f2 ? "" : ", ") << json_string(c.first) << ": " << num(static_cast<double>(c.second) / kBlock);
@@ -351,6 +352,51 @@ int main(int argc, char** argv) {
     std::map<std::string, std::string> skipped;
     std::map<std::string, std::size_t> stale_clzero;
     std::ostringstream serial_js, pipelined_js, auto_js;
+    std::string calls;
+    auto compose = [&]() {
+      std::ostringstream js;
+      bool first = true;
+      const std::time_t now = std::time(nullptr);
+      char date[32];
+      std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+      js << "{\n  \"schema\": \"clzero.sequences/1\",\n  \"context\": {\"date\": \"" << date
+         << "\", \"clzero_version\": " << json_string(CLZERO_VERSION_STRING)
+         << ", \"platform\": " << json_string(caps.platform_name)
+         << ", \"platform_version\": " << json_string(caps.platform_version)
+         << ", \"device\": " << json_string(caps.name) << ", \"device_version\": " << json_string(caps.device_version)
+         << ", \"driver_version\": " << json_string(caps.driver_version) << ", \"cpu\": " << json_string(cpu_model())
+         << ", \"budget_s\": " << num(o.budget_s) << ", \"reps\": " << o.reps
+         << ", \"calls_counted\": " << (call_counting_works() ? "true" : "false") << "},\n  \"auto\": {"
+         << auto_js.str() << "},\n  \"variants\": [\n    " << variants_json(serial, "serial");
+      if (!serial.variants.empty() && !pipelined.variants.empty()) js << ",\n    ";
+      js << variants_json(pipelined, "pipelined") << "\n  ],\n  \"lacking\": [";
+      for (const auto& l : serial.lacking) {
+        js << (first ? "" : ", ") << json_string(l);
+        first = false;
+      }
+      js << "],\n  \"skipped\": {";
+      first = true;
+      for (const auto& s : skipped) {
+        js << (first ? "" : ", ") << json_string(s.first) << ": " << json_string(s.second);
+        first = false;
+      }
+      js << "},\n  \"serial\": [\n    " << serial_js.str() << "\n  ],\n  \"pipelined\": [\n    " << pipelined_js.str()
+         << "\n  ],\n  \"calls\": {\n    " << calls
+         << "\n  },\n  \"elapsed_s\": " << num(std::chrono::duration<double>(Clock::now() - start).count()) << "\n}\n";
+      return js.str();
+    };
+    // Written after every size, so that a run stopped early keeps what it measured.
+    auto save = [&]() -> bool {
+      if (o.out.empty()) return true;
+      const std::string tmp = o.out + ".part";
+      {
+        std::ofstream f(tmp);
+        f << compose();
+        if (!f) return false;
+      }
+      return std::rename(tmp.c_str(), o.out.c_str()) == 0;
+    };
+    if (o.calls) calls = calls_json({&serial, &pipelined});
     bool first = true;
     if (o.serial)
       for (std::size_t b : o.sizes) {
@@ -367,8 +413,9 @@ int main(int argc, char** argv) {
         auto_js << (first ? "" : ", ") << "\"" << b << "\": " << json_string(label);
         serial_js << (first ? "" : ",\n    ")
                   << run_size(serial, b, serial_plan(b), o.reps, budget * serial_plan(b).weight / weights, rng, skipped,
-                           stale_clzero);
+                              stale_clzero);
         first = false;
+        save();
       }
     first = true;
     if (o.pipelined)
@@ -379,48 +426,13 @@ int main(int argc, char** argv) {
                      << run_size(pipelined, b, pipelined_plan(b), o.reps, budget * pipelined_plan(b).weight / weights,
                                  rng, skipped, stale_clzero);
         first = false;
+        save();
       }
-    std::string calls;
-    if (o.calls) calls = calls_json({&serial, &pipelined});
-
-    std::ostringstream js;
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    js << "{\n  \"schema\": \"clzero.sequences/1\",\n  \"context\": {\"date\": \"" << date
-       << "\", \"clzero_version\": " << json_string(CLZERO_VERSION_STRING)
-       << ", \"platform\": " << json_string(caps.platform_name)
-       << ", \"platform_version\": " << json_string(caps.platform_version)
-       << ", \"device\": " << json_string(caps.name) << ", \"device_version\": " << json_string(caps.device_version)
-       << ", \"driver_version\": " << json_string(caps.driver_version) << ", \"cpu\": " << json_string(cpu_model())
-       << ", \"budget_s\": " << num(o.budget_s) << ", \"reps\": " << o.reps
-       << ", \"calls_counted\": " << (call_counting_works() ? "true" : "false") << "},\n  \"auto\": {"
-       << auto_js.str() << "},\n  \"variants\": [\n    " << variants_json(serial, "serial");
-    if (!serial.variants.empty() && !pipelined.variants.empty()) js << ",\n    ";
-    js << variants_json(pipelined, "pipelined") << "\n  ],\n  \"lacking\": [";
-    first = true;
-    for (const auto& l : serial.lacking) {
-      js << (first ? "" : ", ") << json_string(l);
-      first = false;
-    }
-    js << "],\n  \"skipped\": {";
-    first = true;
-    for (const auto& s : skipped) {
-      js << (first ? "" : ", ") << json_string(s.first) << ": " << json_string(s.second);
-      first = false;
-    }
-    js << "},\n  \"serial\": [\n    " << serial_js.str() << "\n  ],\n  \"pipelined\": [\n    " << pipelined_js.str()
-       << "\n  ],\n  \"calls\": {\n    " << calls << "\n  },\n  \"elapsed_s\": "
-       << num(std::chrono::duration<double>(Clock::now() - start).count()) << "\n}\n";
     if (o.out.empty()) {
-      std::fputs(js.str().c_str(), stdout);
-    } else {
-      std::ofstream f(o.out);
-      f << js.str();
-      if (!f) {
-        std::fprintf(stderr, "clzero_sequences: cannot write %s\n", o.out.c_str());
-        return 1;
-      }
+      std::fputs(compose().c_str(), stdout);
+    } else if (!save()) {
+      std::fprintf(stderr, "clzero_sequences: cannot write %s\n", o.out.c_str());
+      return 1;
     }
     std::fprintf(stderr, "clzero_sequences: done in %.1f s\n",
                  std::chrono::duration<double>(Clock::now() - start).count());
