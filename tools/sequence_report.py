@@ -96,6 +96,7 @@ class Run:
         self.skipped = need(data, "skipped", where, dict)
         self.lacking = need(data, "lacking", where, list)
         self.calls = need(data, "calls", where, dict)
+        self.cuda = None  # {bytes: µs} of CUDA zero copy on the same machine, when committed
         self.sections = {}
         for section in ("serial", "pipelined"):
             sizes = {}
@@ -217,6 +218,12 @@ def serial_block(run):
         rows.append(["floor: kernel + clFinish, nothing read (not a legal way to read)"] +
                     [us(run.time(s, b, "floor.kernel_finish")) if run.ok(s, b, "floor.kernel_finish") else "–"
                      for b in sizes])
+    if run.cuda:
+        rows.append(["CUDA zero copy (`cudaHostAllocMapped`), same machine, minutes apart"] +
+                    [us(run.cuda[b]) if b in run.cuda else "–" for b in sizes])
+        rows.append(["clzero.Auto ÷ CUDA zero copy"] +
+                    ["%.2f×" % (run.time(s, b, "clzero.Auto") / run.cuda[b])
+                     if b in run.cuda and run.ok(s, b, "clzero.Auto") else "–" for b in sizes])
     verdict = {}  # policy -> sizes where it missed its reference in some repetition
     for name, v in run.variants.items():
         if v["section"] != s or v["kind"] != "clzero":
@@ -315,6 +322,17 @@ def pipelined_block(run):
                 cells.append(ratio_cell(run.ratio(s, b, name, best_ring[b][0])))
         rows.append([name] + cells)
     out.append(table(header, rows))
+    ring_target = 1.05
+    for k in (2, 3):
+        name = "ring%d.clzero.Auto" % k
+        if name not in run.variants:
+            continue
+        held = [size_name(b) for b in sizes if best_ring[b] and run.ok(s, b, name) and
+                run.ratio(s, b, name, best_ring[b][0])[2] <= ring_target]
+        missed = ["%s %.2f×" % (size_name(b), run.ratio(s, b, name, best_ring[b][0])[0]) for b in sizes
+                  if best_ring[b] and run.ok(s, b, name) and run.ratio(s, b, name, best_ring[b][0])[2] > ring_target]
+        out.append("\n`%s` within %.2f× of the fastest legal ring in every repetition: %s; not: %s.\n" %
+                   (name, ring_target, ", ".join(held) or "at no size", ", ".join(missed) or "none"))
     stale = [n for n, v in run.variants.items() if v["section"] == s and any(run.stale(s, b, n) for b in sizes)]
     out.append("\nStale: %s.\n" % (", ".join("`%s`" % n for n in stale) if stale else "none"))
     del block
@@ -426,8 +444,36 @@ def render(doc_text, generated, doc_name="docs/benchmarks.md"):
     return text
 
 
+def load_cuda(path):
+    """{bytes: median µs of cuda.zero_copy} from cuda_zero_copy's JSON (median over repetitions)."""
+    where = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ReportError("%s: not readable JSON: %s" % (where, e))
+    values = {}
+    for b in need(data, "benchmarks", where, list):
+        name = need(b, "name", where + " benchmark", str)
+        parts = name.split("/")
+        if len(parts) >= 3 and parts[0] == "infer" and parts[1] == "cuda.zero_copy" and "median_us" in b:
+            values.setdefault(int(parts[2]), []).append(float(b["median_us"]))
+    if not values:
+        raise ReportError("%s: no infer/cuda.zero_copy results" % where)
+    return {k: statistics.median(v) for k, v in values.items()}
+
+
 def load_runs(json_dir):
-    return [Run(p) for p in sorted(glob.glob(os.path.join(json_dir, "*.json")))]
+    runs = [Run(p) for p in sorted(glob.glob(os.path.join(json_dir, "*.json")))]
+    # cuda/<machine>-cuda.json (benchmarks/cuda/cuda_zero_copy, run on the same
+    # machine minutes apart) goes with the NVIDIA run <machine>-nvidia.json.
+    for path in sorted(glob.glob(os.path.join(json_dir, "cuda", "*.json"))):
+        machine = os.path.basename(path).rsplit("-", 1)[0]
+        cuda = load_cuda(path)
+        for r in runs:
+            if r.name.rsplit("-", 1)[0] == machine and "NVIDIA" in r.context["platform"]:
+                r.cuda = cuda
+    return runs
 
 
 def main(argv=None):
