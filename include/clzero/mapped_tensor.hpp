@@ -31,6 +31,17 @@ CLZERO_DETAIL_CL_END
 
 namespace detail {
 
+/// The policy's host view step: host_pointer(bool overwrite_all), or the
+/// older host_pointer() of a policy written before that argument existed.
+template <class P>
+auto host_pointer_of(P& policy, bool overwrite_all, int) -> decltype(policy.host_pointer(overwrite_all)) {
+  return policy.host_pointer(overwrite_all);
+}
+template <class P>
+void* host_pointer_of(P& policy, bool /*overwrite_all*/, long) {
+  return policy.host_pointer();
+}
+
 /// The state machine every policy runs under. It checks ownership (host views
 /// and device access exclude each other), orders the policy's steps with
 /// events, and marks itself unusable when a step fails half-way.
@@ -126,7 +137,9 @@ class TensorCore final : public TensorState {
       // work enqueued after this tensor's producer (the next inference of a
       // TensorRing) then runs while the host reads. clFlush never waits.
       check(clFlush(q_.q()), "clFlush", doing);
-      host_ = policy_.host_pointer();
+      // A write view of the whole tensor overwrites every element, which
+      // lets an input's map skip copying the old contents in.
+      host_ = host_pointer_of(policy_, write && region == nullptr, 0);
       if (write)
         handed_.clear();  // the host overwrites the data: nothing stale is read
       else

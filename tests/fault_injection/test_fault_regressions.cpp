@@ -379,7 +379,9 @@ TEST_CASE("Persistent unmaps before release even when waiting for its last map f
   layer.reset();
   Reports reports;
   {
-    MappedTensor<std::uint32_t, policy::Persistent> t(Env::get().queue, {256}, Intent::input, {});
+    // An output: it is mapped at rest from construction on (an input is
+    // mapped only once the host opens a write view).
+    MappedTensor<std::uint32_t, policy::Persistent> t(Env::get().queue, {256}, Intent::output, {});
     layer.arm("clWaitForEvents", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
   }  // the release waits for the construction's map first
   layer.disarm();

@@ -170,6 +170,67 @@ TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier 
 #endif
 }
 
+// ---- defect 2 ---------------------------------------------------------------
+
+namespace {
+
+// Writes an input once, then hands it to a copying kernel three times with
+// no host write in between: every copy must hold what the host wrote.
+template <class Policy>
+void input_keeps_its_contents(const typename Policy::Options& options) {
+  Env& env = Env::get();
+  ShadowMaps shadow;
+  const cl_uint n = 4096;
+  Kernel copy("copy_u32");
+  Buffer copied(n * 4);
+  MappedTensor<std::uint32_t, Policy> t(env.context, env.queue, {n}, Intent::input, options);
+  for (cl_uint iter = 1; iter <= 3; ++iter) {
+    {
+      auto view = t.write_view();
+      for (cl_uint i = 0; i < n; ++i) view[i] = value(i, iter);
+    }
+    for (int use = 1; use <= 3; ++use) {
+      {
+        auto dev = t.device_access();
+        dev.bind(copy.k, 0);
+        copy.arg(1, copied.mem);
+        copy.arg(2, n);
+        launch(env.queue, copy.k, n, dev);
+      }
+      const std::vector<std::uint32_t> seen = read_back(env.queue, copied.mem, n);
+      std::size_t wrong = 0;
+      for (cl_uint i = 0; i < n; ++i) wrong += seen[i] != value(i, iter);
+      INFO(Policy::name << ", iteration " << iter << ", use " << use << " since the host wrote; element 0 is 0x"
+                        << std::hex << seen[0]);
+      CHECK(wrong == 0);
+      // Whatever clzero enqueued after the kernel has run before the next use.
+      wait_until_host_ready(t);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("D-review-2: an input used again without a host write keeps its contents, on every policy",
+          "[review_defects]") {
+  Env& env = Env::get();
+  SECTION("MapPerInference") { input_keeps_its_contents<policy::MapPerInference>({}); }
+  SECTION("Persistent") { input_keeps_its_contents<policy::Persistent>({}); }
+  SECTION("CopyToPinned") { input_keeps_its_contents<policy::CopyToPinned>({}); }
+  SECTION("Auto") { input_keeps_its_contents<policy::Auto>({}); }
+#if defined(CL_VERSION_2_0)
+  SECTION("fine-grained Svm") {
+    if (env.caps.svm_fine_grain_buffer) input_keeps_its_contents<policy::Svm>({policy::Svm::Grain::fine});
+  }
+  SECTION("coarse-grained Svm") {
+    if (env.caps.svm_coarse_grain_buffer) input_keeps_its_contents<policy::Svm>({policy::Svm::Grain::coarse});
+  }
+#endif
+  SECTION("UnifiedHost") {
+    if (env.caps.intel_usm_host) input_keeps_its_contents<policy::UnifiedHost>({});
+  }
+}
+
 // ---- defect 8 ---------------------------------------------------------------
 
 TEST_CASE("D-review-8: read-only accesses do not hold events the tensor no longer needs", "[review_defects]") {

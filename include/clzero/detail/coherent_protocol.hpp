@@ -46,7 +46,7 @@ class Coherent {
     in_flight_.swap(used_by);
   }
 
-  void* host_pointer() {
+  void* host_pointer(bool /*overwrite_all*/) {
     wait_for(in_flight_, q_.spin, who_);
     return storage_.svm_pointer();
   }

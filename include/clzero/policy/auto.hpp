@@ -129,8 +129,8 @@ class Auto {
     visit([&](auto& p) { p.to_host(a, used_by); });
   }
   /// The "host view" step of the chosen policy (policy protocol, docs/api.md).
-  void* host_pointer() {
-    return visit([&](auto& p) { return p.host_pointer(); });
+  void* host_pointer(bool overwrite_all) {
+    return visit([&](auto& p) { return p.host_pointer(overwrite_all); });
   }
   /// The "view ended" step of the chosen policy (policy protocol, docs/api.md).
   bool end_host(bool wrote) noexcept {

@@ -129,7 +129,7 @@ class CopyToPinned {
   }
 
   /// Host view (policy protocol, docs/api.md): waits for the download (and the upload); the staging pointer.
-  void* host_pointer() {
+  void* host_pointer(bool /*overwrite_all*/) {
     // The host may rewrite the staging copy once the last upload has stopped
     // reading it. An upload that ended in error has stopped too; its failure
     // reached the engine through the kernels that waited on it.

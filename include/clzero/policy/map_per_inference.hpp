@@ -78,7 +78,7 @@ class MapPerInference {
   }
 
   /// Host view (policy protocol, docs/api.md): waits for the producers, then a blocking clEnqueueMapBuffer.
-  void* host_pointer() {
+  void* host_pointer(bool /*overwrite_all*/) {
     // Wait for the commands the map depends on first, then map with an empty
     // wait list: PoCL 3.1 never returns from a blocking map whose wait list
     // holds an event that ended in error. A failure is reported here, once.

@@ -12,6 +12,16 @@
 //   host view  wait for the map's event only (never the whole queue).
 //   release    unmap, wait for the unmap, then free.
 //
+// Inputs (Intent::input) are the exception: they are mapped only when the
+// host opens a write view, not at rest. An input the engine hands to the
+// device again without writing it keeps its contents (engines reuse constant
+// inputs), which a map at rest could not promise: its map would either copy
+// the contents in for nothing on every inference (CL_MAP_WRITE) or leave them
+// undefined (CL_MAP_WRITE_INVALIDATE_REGION), and the unmap writes back what
+// the mapping holds. A view of the whole input invalidates (the host
+// overwrites every element); a view of a region (a TensorArena part) maps
+// with CL_MAP_WRITE, which keeps the other parts.
+//
 // Spec rules kept (OpenCL 3.0 section 5.5.4, clEnqueueMapBuffer): a region
 // mapped for writing is unmapped before any command that reads or writes the
 // object starts; mapped for reading, before any command that writes it. The
@@ -35,12 +45,15 @@
 namespace clzero {
 namespace detail {
 
-/// The host's map flags for an intent. CL_MAP_WRITE_INVALIDATE_REGION for
-/// inputs: the host overwrites everything, so the driver need not copy the old
-/// contents in (OpenCL 1.2+).
-constexpr cl_map_flags host_map_flags(Intent intent) noexcept {
+/// The host's map flags for an intent. For inputs,
+/// CL_MAP_WRITE_INVALIDATE_REGION only when the host overwrites the whole
+/// tensor (`overwrite_all`: a write view of all of it), so the driver need
+/// not copy the old contents in (OpenCL 1.2+); otherwise CL_MAP_WRITE, which
+/// keeps what the view does not cover (the other parts of a TensorArena),
+/// because the unmap writes back the whole mapped region.
+constexpr cl_map_flags host_map_flags(Intent intent, bool overwrite_all = true) noexcept {
   return intent == Intent::output  ? CL_MAP_READ
-         : intent == Intent::input ? CL_MAP_WRITE_INVALIDATE_REGION
+         : intent == Intent::input ? (overwrite_all ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_WRITE)
                                    : (CL_MAP_READ | CL_MAP_WRITE);
 }
 
@@ -66,7 +79,8 @@ class MappedAtRest {
         storage_(q, std::forward<StorageArgs>(storage_args)...),
         flags_(host_map_flags(intent)),
         who_(who),
-        wait_for_producers_(wait_for_producers) {
+        wait_for_producers_(wait_for_producers),
+        on_write_view_(intent == Intent::input) {
     EventList filled;
     if (host_reads(intent)) {
       cl_event fill = nullptr;
@@ -81,7 +95,7 @@ class MappedAtRest {
         if (armed) wait_quietly(events, q, "waiting for the fill of a tensor whose construction failed");
       }
     } guard{filled, q_};
-    map_async(filled);
+    if (!on_write_view_) map_async(filled, flags_);
     guard.armed = false;
   }
 
@@ -92,7 +106,15 @@ class MappedAtRest {
 
   /// To device: unmap unless the mapping is for reading and kernels only read.
   void to_device(Access access, bool /*host_wrote*/, EventList& waits) {
-    if (!mapped_) return;  // the last map failed; nothing is mapped
+    if (!mapped_) {
+      // Nothing mapped: an input the host has not written since the last
+      // access (its contents stay), or the last map failed. The kernels
+      // wait for the last access's commands, which on an out-of-order queue
+      // nothing else orders them after.
+      in_flight_.drop_finished();
+      waits.append(in_flight_);
+      return;
+    }
     if (flags_ == CL_MAP_READ && access == Access::read) {
       waits.append(ready_);  // readers may overlap a read mapping, not precede it
       return;
@@ -129,26 +151,37 @@ class MappedAtRest {
       return;
     }
     in_flight_.clear();
+    if (on_write_view_) {  // an input: mapped when the host writes it, after these
+      in_flight_.swap(used_by);
+      return;
+    }
     if (wait_for_producers_) in_flight_.append(used_by);
-    map_async(used_by);
+    map_async(used_by, flags_);
   }
 
   /// Blocks until the current mapping is usable; returns its pointer.
-  void* host_pointer() {
+  /// `overwrite_all`: the view is a write view of the whole tensor.
+  void* host_pointer(bool overwrite_all) {
     if (!mapped_) {
-      // The last map ended in error, so nothing is mapped: map again now.
-      // The view shows what the device last wrote (an input's view is
-      // overwritten anyway). On an out-of-order queue a marker orders the map
-      // after everything enqueued so far.
+      // An input the host now writes (mapped after the commands of the last
+      // access), or the last map ended in error, so nothing is mapped: map
+      // now. The view then shows what the device last wrote. With no events
+      // recorded on an out-of-order queue, a marker orders the map after
+      // everything enqueued so far.
+      // Finished commands order nothing; one that ended in error (the
+      // engine's kernel, which learns it from its own event) must not fail
+      // every later map of the tensor.
+      in_flight_.drop_finished();
       EventList after;
-      if (q_.out_of_order) {
+      after.append(in_flight_);
+      if (after.empty() && q_.out_of_order) {
         cl_event marker = nullptr;
         check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList", who_,
-              "ordering a new map after a failed one");
+              "ordering the map after the tensor's last commands");
         after.adopt(marker);
       }
-      map_async(after);
-      check(clFlush(q_.q()), "clFlush", who_, "submitting a new map after a failed one");
+      map_async(after, on_write_view_ ? host_map_flags(Intent::input, overwrite_all) : flags_);
+      check(clFlush(q_.q()), "clFlush", who_, "submitting the map that makes the tensor visible to the host");
     }
     if (!ready_.empty()) {
       // The view submitted the queue (clFlush) already.
@@ -185,7 +218,10 @@ class MappedAtRest {
   void keep_memory() noexcept { storage_.keep_memory(); }
 
   /// Whether a host view would open without blocking.
-  bool host_ready() const { return !mapped_ || (ready_.complete() && (!wait_for_producers_ || in_flight_.complete())); }
+  bool host_ready() const {
+    if (!mapped_) return in_flight_.complete();  // the view's map waits for these only
+    return ready_.complete() && (!wait_for_producers_ || in_flight_.complete());
+  }
 
   /// Sets the storage as a kernel argument (policy protocol, docs/api.md).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }
@@ -196,9 +232,9 @@ class MappedAtRest {
   const Storage& storage() const noexcept { return storage_; }
 
  private:
-  void map_async(const EventList& after) {
+  void map_async(const EventList& after, cl_map_flags flags) {
     cl_event mapped = nullptr;
-    void* p = storage_.map(q_.q(), flags_, CL_FALSE, after, &mapped, who_);
+    void* p = storage_.map(q_.q(), flags, CL_FALSE, after, &mapped, who_);
     ptr_ = p;
     mapped_ = true;
     ready_.adopt(mapped);
@@ -239,6 +275,7 @@ class MappedAtRest {
   cl_map_flags flags_;
   const char* who_;
   bool wait_for_producers_;
+  bool on_write_view_;  // an input: mapped by the host's write view, not at rest (see the top of this file)
   void* ptr_ = nullptr;
   bool mapped_ = false;
   EventList ready_;      // the current map's event, until it has been waited for

@@ -67,7 +67,9 @@ class Svm {
   /// To host (policy protocol, docs/api.md): keeps the events (fine), or clEnqueueSVMMap after them (coarse).
   void to_host(Access a, EventList& used_by) { fine_ ? fine_->to_host(a, used_by) : coarse_->to_host(a, used_by); }
   /// Host view (policy protocol, docs/api.md): waits for the events (fine) or the map (coarse).
-  void* host_pointer() { return fine_ ? fine_->host_pointer() : coarse_->host_pointer(); }
+  void* host_pointer(bool overwrite_all) {
+    return fine_ ? fine_->host_pointer(overwrite_all) : coarse_->host_pointer(overwrite_all);
+  }
   /// View ended (policy protocol, docs/api.md): nothing to do for either grain.
   bool end_host(bool wrote) noexcept { return fine_ ? fine_->end_host(wrote) : coarse_->end_host(wrote); }
   /// Whether a view would open without blocking (policy protocol, docs/api.md).
