@@ -231,6 +231,91 @@ TEST_CASE("D-review-2: an input used again without a host write keeps its conten
   }
 }
 
+// ---- issue 13 item 4: input arenas written one part at a time ----------------
+
+namespace {
+
+// Two input parts, each written in its own view (and, in the second half,
+// in its own host phase with a device access between): a kernel copying
+// the whole arena must see every element of both parts as last written.
+template <class Policy>
+void parts_written_one_at_a_time(const typename Policy::Options& options) {
+  Env& env = Env::get();
+  ShadowMaps shadow;
+  const std::size_t n0 = 1000, n1 = 777;
+  TensorArena<Policy> arena(env.context, env.queue,
+                            {ArenaPart::of<std::uint32_t>({n0}), ArenaPart::of<std::uint32_t>({n1})}, Intent::input,
+                            options);
+  const std::size_t bytes = arena.tensor().bytes();
+  Kernel copy("copy_u8");
+  Buffer copied(bytes);
+  std::uint32_t want0 = 0, want1 = 0;
+  auto write_part = [&](std::size_t part, std::uint32_t iter) {
+    auto view = arena.template write_view<std::uint32_t>(part);
+    for (std::uint32_t i = 0; i < view.size(); ++i) view[i] = value(i, iter);
+    (part == 0 ? want0 : want1) = iter;
+  };
+  auto run_and_check = [&](const char* when) {
+    {
+      auto dev = arena.tensor().device_access();
+      dev.bind(copy.k, 0);
+      copy.arg(1, copied.mem);
+      copy.arg(2, static_cast<cl_uint>(bytes));
+      launch(env.queue, copy.k, bytes, dev);
+    }
+    std::vector<unsigned char> raw(bytes);
+    ok(clFinish(env.queue), "clFinish");
+    ok(clEnqueueReadBuffer(env.queue, copied.mem, CL_TRUE, 0, bytes, raw.data(), 0, nullptr, nullptr),
+       "clEnqueueReadBuffer");
+    std::size_t wrong0 = 0, wrong1 = 0;
+    for (std::uint32_t i = 0; i < n0; ++i) {
+      std::uint32_t v;
+      std::memcpy(&v, raw.data() + arena.offset(0) + 4 * i, 4);
+      wrong0 += v != value(i, want0);
+    }
+    for (std::uint32_t i = 0; i < n1; ++i) {
+      std::uint32_t v;
+      std::memcpy(&v, raw.data() + arena.offset(1) + 4 * i, 4);
+      wrong1 += v != value(i, want1);
+    }
+    INFO(Policy::name << ", " << when);
+    CHECK(wrong0 == 0);
+    CHECK(wrong1 == 0);
+    wait_until_host_ready(arena.tensor());
+  };
+  for (std::uint32_t iter = 1; iter <= 3; ++iter) {
+    write_part(0, 10 * iter);
+    write_part(1, 10 * iter + 1);
+    run_and_check("both parts written in separate views of one host phase");
+    write_part(0, 10 * iter + 2);
+    run_and_check("part 0 rewritten, part 1 kept from the inference before");
+    write_part(1, 10 * iter + 3);
+    run_and_check("part 1 rewritten, part 0 kept from the inference before");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Issue 13 item 4: input arena parts written one at a time keep the other parts, on every policy",
+          "[review_defects]") {
+  Env& env = Env::get();
+  SECTION("MapPerInference") { parts_written_one_at_a_time<policy::MapPerInference>({}); }
+  SECTION("Persistent") { parts_written_one_at_a_time<policy::Persistent>({}); }
+  SECTION("CopyToPinned") { parts_written_one_at_a_time<policy::CopyToPinned>({}); }
+  SECTION("Auto") { parts_written_one_at_a_time<policy::Auto>({}); }
+#if defined(CL_VERSION_2_0)
+  SECTION("fine-grained Svm") {
+    if (env.caps.svm_fine_grain_buffer) parts_written_one_at_a_time<policy::Svm>({policy::Svm::Grain::fine});
+  }
+  SECTION("coarse-grained Svm") {
+    if (env.caps.svm_coarse_grain_buffer) parts_written_one_at_a_time<policy::Svm>({policy::Svm::Grain::coarse});
+  }
+#endif
+  SECTION("UnifiedHost") {
+    if (env.caps.intel_usm_host) parts_written_one_at_a_time<policy::UnifiedHost>({});
+  }
+}
+
 // ---- defect 8 ---------------------------------------------------------------
 
 TEST_CASE("D-review-8: read-only accesses do not hold events the tensor no longer needs", "[review_defects]") {

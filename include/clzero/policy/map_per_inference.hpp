@@ -46,7 +46,7 @@ class MapPerInference {
   MapPerInference(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
       : q_(q),
         storage_(q, bytes, options.allocation, "MapPerInference: allocating the tensor"),
-        flags_(detail::host_map_flags(intent)),
+        intent_(intent),
         allocation_(options.allocation) {
     if (host_reads(intent)) {
       cl_event fill = nullptr;
@@ -78,12 +78,15 @@ class MapPerInference {
   }
 
   /// Host view (policy protocol, docs/api.md): waits for the producers, then a blocking clEnqueueMapBuffer.
-  void* host_pointer(bool /*overwrite_all*/) {
+  /// The whole tensor is mapped, so that views of several parts (a TensorArena) opened together share one
+  /// map; an input's map invalidates only for a view of all of it (`overwrite_all`), else it keeps the
+  /// contents the view does not cover: the unmap writes back all it mapped.
+  void* host_pointer(bool overwrite_all) {
     // Wait for the commands the map depends on first, then map with an empty
     // wait list: PoCL 3.1 never returns from a blocking map whose wait list
     // holds an event that ended in error. A failure is reported here, once.
     detail::wait_for(pending_, q_.spin, "MapPerInference: waiting for the commands that produced the tensor");
-    ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, EventList{}, nullptr, name);
+    ptr_ = storage_.map(q_.q(), detail::host_map_flags(intent_, overwrite_all), CL_TRUE, EventList{}, nullptr, name);
     unmapped_.clear();
     return ptr_;
   }
@@ -126,7 +129,7 @@ class MapPerInference {
  private:
   detail::QueueContext q_;
   detail::BufferStorage storage_;
-  cl_map_flags flags_;
+  Intent intent_;
   Allocation allocation_;
   void* ptr_ = nullptr;
   EventList pending_;   // what the next command on the tensor waits for
