@@ -5,6 +5,7 @@
 
 #include <clzero/clzero.hpp>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,8 @@ Factory make(Args... args) {
 
 template <class Policy>
 Factory clzero_serial(typename Policy::Options options = {}) {
-  return [=](std::size_t n) -> std::unique_ptr<Sequence> {
-    return std::make_unique<ClzeroSequence<Policy>>(n, options);
-  };
+  return
+      [=](std::size_t n) -> std::unique_ptr<Sequence> { return std::make_unique<ClzeroSequence<Policy>>(n, options); };
 }
 
 template <class Policy>
@@ -83,8 +83,8 @@ inline std::vector<ClzeroPolicy> clzero_policies(const clzero::DeviceCaps& caps,
                    for_slots<policy::Svm>(slots, policy::Svm::Options{policy::Svm::Grain::coarse})});
 #endif
   if (caps.intel_usm_host)
-    out.push_back({"UnifiedHost", "usm_host", "", slots,
-                   for_slots<policy::UnifiedHost>(slots, policy::UnifiedHost::Options{})});
+    out.push_back(
+        {"UnifiedHost", "usm_host", "", slots, for_slots<policy::UnifiedHost>(slots, policy::UnifiedHost::Options{})});
   return out;
 }
 
@@ -113,15 +113,15 @@ inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
   if (caps.nv_create_buffer) intos.insert(intos.begin() + 1, ReadInto::pinned_nv_host);
   for (ReadInto r : intos)
     for (Wait w : {Wait::blocking, Wait::wait, Wait::poll})
-      c.variants.push_back({std::string("legal.read.") + read_into_name(r) + "." + wait_name(w), "legal",
-                            "read_buffer", read_into_name(r), wait_name(w), 1, make<ReadSequence>(r, w)});
+      c.variants.push_back({std::string("legal.read.") + read_into_name(r) + "." + wait_name(w), "legal", "read_buffer",
+                            read_into_name(r), wait_name(w), 1, make<ReadSequence>(r, w)});
 #if defined(CL_VERSION_2_0)
   if (caps.svm_coarse_grain_buffer) {
     for (Wait w : {Wait::blocking, Wait::wait, Wait::poll})
       c.variants.push_back({std::string("legal.svm_coarse.at_rest.") + wait_name(w), "legal", "svm_coarse", "at_rest",
                             wait_name(w), 1, make<SvmCoarseSequence>(true, w)});
-    c.variants.push_back({"legal.svm_coarse.per_inference.blocking", "legal", "svm_coarse", "per_inference",
-                          "blocking", 1, make<SvmCoarseSequence>(false, Wait::blocking)});
+    c.variants.push_back({"legal.svm_coarse.per_inference.blocking", "legal", "svm_coarse", "per_inference", "blocking",
+                          1, make<SvmCoarseSequence>(false, Wait::blocking)});
   } else {
     c.lacking.push_back("svm_coarse: no coarse-grained buffer SVM (CL_DEVICE_SVM_CAPABILITIES)");
   }
@@ -150,6 +150,10 @@ inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
   c.variants.push_back({"floor.kernel_finish", "floor", "floor", "device", "finish", 1, make<FloorSequence>()});
   for (auto& p : clzero_policies(caps, 1))
     c.variants.push_back({"clzero." + p.name, "clzero", p.family, p.allocation, "", 1, p.make});
+  // Counted as clzero's, so that its stale output fails the run.
+  if (const char* self_check = std::getenv("CLZERO_SEQUENCES_SELF_CHECK"); self_check && self_check[0] == '1')
+    c.variants.push_back({"clzero.selfcheck_stale", "clzero", "map_per_inference", "alloc_host_ptr", "", 1,
+                          make<SkipsEveryThirdKernel>()});
   return c;
 }
 
@@ -173,7 +177,8 @@ inline Catalogue pipelined_catalogue(const clzero::DeviceCaps& caps) {
                         "poll", 1, make<ReadSequence>(ReadInto::pinned_alloc_host_ptr, Wait::poll)});
   if (caps.nv_create_buffer)
     c.variants.push_back({"serial.legal.read.pinned_nv_host_pinned.poll", "legal", "read_buffer",
-                          "pinned_nv_host_pinned", "poll", 1, make<ReadSequence>(ReadInto::pinned_nv_host, Wait::poll)});
+                          "pinned_nv_host_pinned", "poll", 1,
+                          make<ReadSequence>(ReadInto::pinned_nv_host, Wait::poll)});
 #if defined(CL_VERSION_2_0)
   if (caps.svm_fine_grain_buffer)
     c.variants.push_back({"serial.legal.svm_fine.poll", "legal", "svm_fine", "", "poll", 1,

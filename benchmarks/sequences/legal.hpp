@@ -285,8 +285,10 @@ class CoherentSequence final : public SerialSequence {
     } else {
       enqueue_producer(q_, kernel_.get(), n_, iter, 0, nullptr, kernel_done_.out());
       ok(clFlush(q_), "clFlush");
-      await(wait_ == Wait::wait_both ? Wait::wait : wait_ == Wait::poll_both ? Wait::poll : wait_, nullptr,
-            kernel_done_.get());
+      await(wait_ == Wait::wait_both   ? Wait::wait
+            : wait_ == Wait::poll_both ? Wait::poll
+                                       : wait_,
+            nullptr, kernel_done_.get());
     }
     return count_wrong(static_cast<const std::uint32_t*>(ptr_), n_, iter);
   }
@@ -326,6 +328,34 @@ class KeptMappedSequence final : public SerialSequence {
   std::size_t n_;
   RawBuffer buffer_;
   void* host_ = nullptr;
+};
+
+/// Wrong on purpose, made only with CLZERO_SEQUENCES_SELF_CHECK=1: every
+/// third inference skips the kernel and reads the previous output, so that
+/// bench.sequences_detect_stale can show the check catches stale data.
+class SkipsEveryThirdKernel final : public SerialSequence {
+ public:
+  explicit SkipsEveryThirdKernel(std::size_t n)
+      : n_(n), buffer_(RawAllocation::alloc_host_ptr, n * sizeof(std::uint32_t)) {
+    const cl_mem m = buffer_.mem();
+    ok(clSetKernelArg(kernel_.get(), 0, sizeof m, &m), "clSetKernelArg");
+  }
+  std::size_t run(std::uint32_t iter) override {
+    if (++count_ % 3 != 0) enqueue_producer(q_, kernel_.get(), n_, iter, 0, nullptr, nullptr);
+    cl_int rc = CL_SUCCESS;
+    void* p = clEnqueueMapBuffer(q_, buffer_.mem(), CL_TRUE, CL_MAP_READ, 0, buffer_.bytes(), 0, nullptr, nullptr, &rc);
+    ok(rc, "clEnqueueMapBuffer");
+    const std::size_t wrong = count_wrong(static_cast<const std::uint32_t*>(p), n_, iter);
+    ok(clEnqueueUnmapMemObject(q_, buffer_.mem(), p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+    return wrong;
+  }
+
+ private:
+  cl_command_queue q_ = Rig::get().q();
+  clzero::KernelHandle kernel_ = Rig::get().make_kernel();
+  std::size_t n_;
+  RawBuffer buffer_;
+  unsigned count_ = 0;
 };
 
 /// The floor: the kernel into a device buffer and clFinish; nothing reaches
