@@ -7,8 +7,11 @@
 //  - counts the cl_mem, cl_event and SVM allocations the application holds;
 //  - checks the map protocol: an unmap names a pointer that is mapped now, a
 //    command never uses a buffer mapped for writing, an object is released
-//    only after its unmaps completed (OpenCL 3.0 section 5.5.4);
-//  - on request answers every map with a fresh pointer (shadow_memory.hpp).
+//    only after its unmaps completed (OpenCL 3.0 section 5.5.4), with
+//    sub-buffers and SVM pointers as ranges of the memory they name;
+//  - on request answers every map with a fresh pointer (shadow_memory.hpp);
+//  - on request (CLZERO_FAULT_HAZARDS=1) checks that every two conflicting
+//    memory accesses are ordered by the execution model (hazard.hpp).
 // Calls that wait or submit (clWaitForEvents, clFlush) fail after the real
 // call, so a failure never makes the application free memory a command uses.
 //
