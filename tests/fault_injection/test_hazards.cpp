@@ -235,3 +235,77 @@ TEST_CASE("the checker sees a sub-buffer as a range of its parent", "[hazard_mus
   CHECK(reports.named({"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #", "clEnqueueReadBuffer",
                        std::to_string(kBytes / 2).c_str()}));
 }
+
+namespace {
+
+// On an out-of-order queue only wait lists, markers and barriers order
+// commands (OpenCL 3.0 section 5.11): a writer then a reader of one buffer,
+// with `ordered` the edges that make it safe.
+void out_of_order_writer_then_reader(bool ordered) {
+  Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  Buffer shared, out;
+  Kernels k(shared.m, shared.m, out.m);
+  enqueue(ooo.q, k.fill.k, 0, nullptr, nullptr);
+  // A barrier with an empty wait list: everything after waits for the writer.
+  if (ordered) ok(clEnqueueBarrierWithWaitList(ooo.q, 0, nullptr, nullptr), "clEnqueueBarrierWithWaitList");
+  enqueue(ooo.q, k.copy.k, 0, nullptr, nullptr);
+  if (ordered) {
+    // A marker with an empty wait list: it waits for the reader, and a second
+    // writer that waits on the marker comes after it.
+    cl_event marker = nullptr;
+    ok(clEnqueueMarkerWithWaitList(ooo.q, 0, nullptr, &marker), "clEnqueueMarkerWithWaitList");
+    enqueue(ooo.q, k.fill.k, 1, &marker, nullptr);
+    release({marker});
+  }
+  ok(clFinish(ooo.q), "clFinish");
+}
+
+}  // namespace
+
+TEST_CASE("the checker reports a writer and a reader on an out-of-order queue with nothing between them",
+          "[hazard_must_fire]") {
+  if (!Env::get().caps.out_of_order_queue) return;  // the device has no out-of-order queue
+  Reports reports;
+  out_of_order_writer_then_reader(false);
+  INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
+  CHECK(reports.named({"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #", "clEnqueueNDRangeKernel(copy_u32)"}));
+}
+
+TEST_CASE("the checker takes an empty-list barrier and marker on an out-of-order queue as waiting for all before",
+          "[hazard_must_fire]") {
+  if (!Env::get().caps.out_of_order_queue) return;  // the device has no out-of-order queue
+  Reports reports;
+  out_of_order_writer_then_reader(true);
+  INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
+  CHECK(reports.all().empty());
+}
+
+#if defined(CL_VERSION_2_0)
+TEST_CASE("the checker sees an SVM pointer plus an offset as a range of its allocation", "[hazard_must_fire]") {
+  Env& env = Env::get();
+  if (!env.caps.svm_coarse_grain_buffer) return;  // the device has no SVM
+  Reports reports;
+  Queue a(0), b(0);
+  auto* svm = static_cast<std::uint32_t*>(clSVMAlloc(env.context, CL_MEM_READ_WRITE, kBytes, 0));
+  REQUIRE(svm != nullptr);
+  Kernel fill("fill_u32");  // writes the second half, from its pointer on
+  ok(clSetKernelArgSVMPointer(fill.k, 0, svm + kElements / 2), "clSetKernelArgSVMPointer");
+  fill.arg(1, cl_uint{kElements / 2});
+  fill.arg(2, cl_uint{9});
+  const std::size_t n = kElements / 2;
+  std::vector<std::uint32_t> first_half(kElements / 2), straddling(kElements / 2);
+  ok(clEnqueueNDRangeKernel(a.q, fill.k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr), "clEnqueueNDRangeKernel");
+  // Unordered with the writer: the first half does not conflict, a copy
+  // from the middle of the first half into the second does.
+  ok(clEnqueueSVMMemcpy(b.q, CL_FALSE, first_half.data(), svm, kBytes / 2, 0, nullptr, nullptr), "clEnqueueSVMMemcpy");
+  ok(clEnqueueSVMMemcpy(b.q, CL_FALSE, straddling.data(), svm + kElements / 4, kBytes / 2, 0, nullptr, nullptr),
+     "clEnqueueSVMMemcpy");
+  ok(clFinish(a.q), "clFinish");
+  ok(clFinish(b.q), "clFinish");
+  clSVMFree(env.context, svm);
+  INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
+  REQUIRE(reports.all().size() == 1);
+  CHECK(reports.named({"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #", "clEnqueueSVMMemcpy",
+                       "SVM allocation", ("[" + std::to_string(kBytes / 2) + ", " + std::to_string(3 * kBytes / 4) + ")").c_str()}));
+}
+#endif
