@@ -62,7 +62,7 @@ def main():
         expect("a generated line changed", text[:b + len(BEGIN)] + "".join(lines) + text[e:], False)
         expect("hand-written text changed is allowed", text.replace("# Benchmarks", "# Benchmarks ", 1), True)
 
-        name = sorted(os.listdir(json_copy))[0]
+        name = sorted(n for n in os.listdir(json_copy) if n.endswith(".json"))[0]
         path = os.path.join(json_copy, name)
         with open(path, encoding="utf-8") as f:
             original = f.read()
