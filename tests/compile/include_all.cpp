@@ -5,6 +5,7 @@
 #include <clzero/interop/clhpp.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 template class clzero::MappedTensor<float, clzero::policy::MapPerInference>;
 template class clzero::MappedTensor<float, clzero::policy::Persistent>;
@@ -17,4 +18,15 @@ template class clzero::HostView<float>;
 template class clzero::MappedTensor<float, clzero::policy::Svm>;
 #else
 static_assert(CL_TARGET_OPENCL_VERSION < 200, "SVM is compiled from OpenCL 2.0 on");
+#endif
+template class clzero::TensorArena<clzero::policy::Persistent>;
+template class clzero::TensorArena<clzero::policy::Auto>;
+template class clzero::TensorRing<float, clzero::policy::Auto>;
+
+// The configuration tag: Auto is compiled once per OpenCL configuration
+// (clzero/detail/abi.hpp), reachable as clzero::policy::Auto in both.
+#if defined(CL_VERSION_2_0)
+static_assert(std::is_same<clzero::policy::Auto, clzero::policy::cl200::Auto>::value, "Auto is tagged cl200");
+#else
+static_assert(std::is_same<clzero::policy::Auto, clzero::policy::cl120::Auto>::value, "Auto is tagged cl120");
 #endif
