@@ -96,6 +96,11 @@ class MappedAtRest {
       }
     } guard{filled, q_};
     if (!on_write_view_) map_async(filled, flags_);
+    // The zero fill is a producer like any kernel: where the map may complete
+    // before its producers' writes land, the first view waits for the fill
+    // too, or the fill's zeros arrive after the host's first writes (NVIDIA
+    // H200, host-located memory: the first inout iteration read 0 * 3 + 1).
+    if (wait_for_producers_) in_flight_.swap(filled);
     guard.armed = false;
   }
 
