@@ -1201,7 +1201,6 @@ void install(const cl_icd_dispatch* target) {
   t.clGetDeviceInfo = &GetDeviceInfo;
   t.clGetPlatformInfo = &GetPlatformInfo;
   t.clGetCommandQueueInfo = &GetCommandQueueInfo;
-  t.clBuildProgram = &BuildProgram;
   t.clCreateKernel = &CreateKernel;
   t.clSetKernelArg = &SetKernelArg;
   t.clSetKernelArgSVMPointer = &SetKernelArgSVMPointer;
