@@ -168,22 +168,22 @@ inline std::atomic<long long>& spin_wait_ns() noexcept {
 }
 }  // namespace detail
 
-/// How a host view waits for clzero's events on a GPU (or another device
-/// with its own processors): first by polling their status for up to `spin`
-/// (default 100 us; no sleep and wake-up), then by blocking in
-/// clWaitForEvents. On NVIDIA's driver 580 (H200) this took a 4 KiB
-/// inference from 17.2 to 13.0 us (docs/benchmarks.md). CPU devices never
-/// spin: their kernels need the core. Zero blocks at once. Process-wide.
+/// How long a host view polls clzero's events before blocking in
+/// clWaitForEvents, on devices whose measured wait is polling
+/// (detail/wait_method.hpp, printed by clzero-info): default 100 us, no
+/// sleep and wake-up meanwhile. On NVIDIA's driver 580 (H200) polling took a
+/// 4 KiB inference from 17.2 to 13.0 us, and on PoCL 3.1 (2 vCPUs) the probe
+/// kernel from 37.5 to 16.6 us (docs/benchmarks.md). Zero blocks at once on
+/// every device. Process-wide.
 inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
   detail::spin_wait_ns().store(spin.count() > 0 ? static_cast<long long>(spin.count()) : 0);
 }
 
 namespace detail {
 
-/// clWaitForEvents, after polling the events for the spin budget when `spin`
-/// (GPUs and other devices with their own processors; never CPU devices,
-/// whose worker threads would lose the core the host spins on). Returns what
-/// clWaitForEvents returns (CL_SUCCESS once all completed).
+/// clWaitForEvents, after polling the events for the spin budget when
+/// `spin_first` (the device's measured wait, QueueContext::spin). Returns
+/// what clWaitForEvents returns (CL_SUCCESS once all completed).
 inline cl_int await(const EventList& events, bool spin_first) noexcept {
   const long long spin = spin_first ? spin_wait_ns().load(std::memory_order_relaxed) : 0;
   if (spin > 0) {
