@@ -172,9 +172,9 @@ inline std::atomic<long long>& spin_wait_ns() noexcept {
 /// clWaitForEvents, on devices whose measured wait is polling
 /// (detail/wait_method.hpp, printed by clzero-info): default 100 us, no
 /// sleep and wake-up meanwhile. On NVIDIA's driver 580 (H200) polling took a
-/// 4 KiB inference from 17.2 to 13.0 us, and on PoCL 3.1 (2 vCPUs) the probe
-/// kernel from 37.5 to 16.6 us (docs/benchmarks.md). Zero blocks at once on
-/// every device. Process-wide.
+/// 4 KiB inference from 17.2 to 13.0 us, and on PoCL 3.1 a polled event beat
+/// clWaitForEvents in the legal sequences of every memory kind
+/// (docs/benchmarks.md). Zero blocks at once on every device. Process-wide.
 inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
   detail::spin_wait_ns().store(spin.count() > 0 ? static_cast<long long>(spin.count()) : 0);
 }
