@@ -13,11 +13,10 @@
 #              depend on the device and is run by CI instead: the labels
 #              build_matrix (other compilers, clang-tidy, Doxygen),
 #              sanitizers (whole suites rebuilt under ASan/UBSan/TSan) and
-#              consumption (install and package-consumption projects); and
-#              fault_injection and hazard, which need the test OpenCL layer
-#              loaded through OPENCL_LAYERS: there the ICD loader did not
-#              load it (run of 2026-12-01, every such test: "the ICD loader
-#              did not load the fault layer"). The Oclgrind tests are
+#              consumption (install and package-consumption projects). The
+#              suite runs with Ubuntu's ocl-icd preloaded (CUDA's loader,
+#              first in the linker's cache, loads no OpenCL layers), then
+#              clzero's own suites again with CUDA's loader. The Oclgrind tests are
 #              defined only where oclgrind is installed (not there). The examples in CTest run on the first
 #              platform; the "examples" stage runs each on both.
 #   examples   porting_check, mlp_digits (CLBlast), dense_softmax on each platform
@@ -131,17 +130,34 @@ stage_quirks() {
   note "nv_quirks: $(status $?)"
 }
 
+# Two ICD loaders are installed there: CUDA 13's libOpenCL.so.1, first in the
+# linker's cache, which does not load OpenCL layers, and Ubuntu's ocl-icd
+# 2.3.2, which does (OPENCL_LAYERS; probe of 2026-12-01: the fault layer's own
+# check passed with ocl-icd and failed with CUDA's). The whole suite runs with
+# ocl-icd, the one the fault layer, the hazard checker and the no-exceptions
+# fault cases need; clzero's own suites then run once more with CUDA's loader.
+ocl_icd=/usr/lib/x86_64-linux-gnu/libOpenCL.so.1
+
 stage_tests() {
   [ -d "$build" ] || return 0
+  {
+    ldd "$build/tests/clzero_tests" | grep -i opencl
+    ldconfig -p | grep -i 'libOpenCL.so.1 '
+  } >> "$out/machine.txt" 2>&1
   for platform in "${platforms[@]}"; do
     tag=$(tag_of "$platform")
     t0=$(date +%s)
-    run_for 200 "$out/ctest-$tag.log" env CLZERO_TEST_PLATFORM="$platform" CLZERO_BENCH_PLATFORM="$platform" \
-      CLZERO_TEST_LARGE=1 ctest --test-dir "$build" -LE "build_matrix|sanitizers|consumption|fault_injection|hazard" \
-      -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 --output-on-failure
+    run_for 220 "$out/ctest-$tag.log" env LD_PRELOAD="$ocl_icd" CLZERO_TEST_PLATFORM="$platform" \
+      CLZERO_BENCH_PLATFORM="$platform" CLZERO_TEST_LARGE=1 ctest --test-dir "$build" \
+      -LE "build_matrix|sanitizers|consumption" -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 --output-on-failure
     rc=$?
-    note "ctest on $platform: $(status $rc), $(grep -E 'tests passed|tests failed' "$out/ctest-$tag.log" | tail -1) ($(($(date +%s) - t0)) s)"
+    note "ctest on $platform (ocl-icd): $(status $rc), $(grep -E 'tests passed|tests failed' "$out/ctest-$tag.log" | tail -1) ($(($(date +%s) - t0)) s)"
     while read -r line; do note "  $tag: $line"; done < <(grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Subprocess aborted)' "$out/ctest-$tag.log" | head -20)
+    t0=$(date +%s)
+    run_for 120 "$out/ctest-$tag-cuda-loader.log" env CLZERO_TEST_PLATFORM="$platform" CLZERO_TEST_LARGE=1 \
+      ctest --test-dir "$build" -R '^clzero\.' -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 --output-on-failure
+    rc=$?
+    note "ctest clzero.* on $platform (CUDA's loader): $(status $rc), $(grep -E 'tests passed|tests failed' "$out/ctest-$tag-cuda-loader.log" | tail -1) ($(($(date +%s) - t0)) s)"
   done
 }
 
