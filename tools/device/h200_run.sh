@@ -137,6 +137,16 @@ stage_quirks() {
 # ocl-icd, the one the fault layer, the hazard checker and the no-exceptions
 # fault cases need; clzero's own suites then run once more with CUDA's loader.
 ocl_icd=/usr/lib/x86_64-linux-gnu/libOpenCL.so.1
+# On NVIDIA's OpenCL the fault layer's emulated failures do not happen: the
+# layer makes a command end in error by having it wait on a user event set
+# to an error status, and that driver runs such commands and completes them
+# (clWaitForEvents returned CL_SUCCESS where the layer's own check expects
+# CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST; docs/logs/h200/5-final-code/).
+# Its shadow maps copy when a map completes, which on host-located memory is
+# before the data lands (docs/drivers.md). So on NVIDIA the entries that
+# inject failures or shadow maps are left out; the hazard checker's entries
+# over the main suite, arena, ring, queues, review defects and soak run there.
+nvidia_skip='^(fault_injection\.(layer_checks|matrix|matrix_out_of_order|regressions|shadow_maps)|hazard\.fault_.*)$'
 
 stage_tests() {
   [ -d "$build" ] || return 0
@@ -147,9 +157,12 @@ stage_tests() {
   for platform in "${platforms[@]}"; do
     tag=$(tag_of "$platform")
     t0=$(date +%s)
+    skip=()
+    [ "$tag" = nvidia ] && skip=(-E "$nvidia_skip")
     run_for 220 "$out/ctest-$tag.log" env LD_PRELOAD="$ocl_icd" CLZERO_TEST_PLATFORM="$platform" \
       CLZERO_BENCH_PLATFORM="$platform" CLZERO_TEST_LARGE=1 ctest --test-dir "$build" \
-      -LE "build_matrix|sanitizers|consumption" -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 --output-on-failure
+      -LE "build_matrix|sanitizers|consumption" "${skip[@]}" -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 \
+      --output-on-failure
     rc=$?
     note "ctest on $platform (ocl-icd): $(status $rc), $(grep -E 'tests passed|tests failed' "$out/ctest-$tag.log" | tail -1) ($(($(date +%s) - t0)) s)"
     while read -r line; do note "  $tag: $line"; done < <(grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Subprocess aborted)' "$out/ctest-$tag.log" | head -20)
