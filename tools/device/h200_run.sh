@@ -141,7 +141,7 @@ ocl_icd=/usr/lib/x86_64-linux-gnu/libOpenCL.so.1
 # layer makes a command end in error by having it wait on a user event set
 # to an error status, and that driver runs such commands and completes them
 # (clWaitForEvents returned CL_SUCCESS where the layer's own check expects
-# CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST; docs/logs/h200/5-final-code/).
+# CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST; docs/logs/h200/5-full-run/).
 # Its shadow maps copy when a map completes, which on host-located memory is
 # before the data lands (docs/drivers.md). So on NVIDIA the entries that
 # inject failures or shadow maps are left out; the hazard checker's entries
