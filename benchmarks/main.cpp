@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench_env.hpp"
+#include "cpu_model.hpp"
 #include "heap_counter.hpp"
 #include "peak_rss.hpp"
 #include "pipeline.hpp"
@@ -44,17 +45,6 @@ constexpr std::size_t kSizes[] = {4, 4096, 256 * 1024, 4 * 1024 * 1024, 64 * 102
 //    every strategy instead of landing on the few that ran during it.
 constexpr const char* kDefaultMinTime = "--benchmark_min_time=0.1";
 constexpr const char* kDefaultInterleaving = "--benchmark_enable_random_interleaving=true";
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
-}
 
 bool has_flag(int argc, char** argv, const char* flag) {
   for (int i = 1; i < argc; ++i)
@@ -100,7 +90,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("clzero.device_version", caps.device_version);
     benchmark::AddCustomContext("clzero.driver_version", caps.driver_version);
     benchmark::AddCustomContext("clzero.host_unified_memory", caps.host_unified_memory ? "yes" : "no");
-    benchmark::AddCustomContext("clzero.cpu", cpu_model());
+    benchmark::AddCustomContext("clzero.cpu", clzero_bench::cpu_model());
     benchmark::AddCustomContext("clzero.strategies", names);
     benchmark::AddCustomContext("clzero.skipped", skipped.empty() ? "none" : skipped);
     benchmark::AddCustomContext("clzero.malloc_counted", clzero_bench::malloc_counted() ? "yes" : "no");

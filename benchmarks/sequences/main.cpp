@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "../cpu_model.hpp"
 #include "call_count.hpp"
 #include "catalogue.hpp"
 #include "sequence.hpp"
@@ -260,17 +261,6 @@ std::string calls_json(const std::vector<const Catalogue*>& cats) {
   return js.str();
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
-}
-
 Catalogue filtered(Catalogue c, const std::string& filter) {
   if (filter.empty()) return c;
   std::vector<Variant> keep;
@@ -364,7 +354,7 @@ int main(int argc, char** argv) {
          << ", \"platform\": " << json_string(caps.platform_name)
          << ", \"platform_version\": " << json_string(caps.platform_version)
          << ", \"device\": " << json_string(caps.name) << ", \"device_version\": " << json_string(caps.device_version)
-         << ", \"driver_version\": " << json_string(caps.driver_version) << ", \"cpu\": " << json_string(cpu_model())
+         << ", \"driver_version\": " << json_string(caps.driver_version) << ", \"cpu\": " << json_string(clzero_bench::cpu_model())
          << ", \"budget_s\": " << num(o.budget_s) << ", \"reps\": " << o.reps
          << ", \"calls_counted\": " << (call_counting_works() ? "true" : "false") << "},\n  \"auto\": {"
          << auto_js.str() << "},\n  \"variants\": [\n    " << variants_json(serial, "serial");
