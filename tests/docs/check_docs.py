@@ -255,7 +255,8 @@ def markdown_files():
     out = [os.path.join(ROOT, "README.md")]
     for base, dirs, files in os.walk(ROOT):
         rel = os.path.relpath(base, ROOT)
-        if rel.startswith(("build", ".git")) or "/build" in rel or rel.startswith("docs/logs"):
+        # .mnn: MNN's source tree, fetched by examples/engines/mnn/build.sh (git-ignored)
+        if rel.startswith(("build", ".git", ".mnn")) or "/build" in rel or rel.startswith("docs/logs"):
             dirs[:] = []
             continue
         out += [os.path.join(base, f) for f in files if f.endswith(".md") and os.path.join(base, f) not in out]
@@ -300,7 +301,7 @@ def check_links():
     cite = re.compile(r'(docs/[a-z_]+\.md),\s*(?://\s*)?"([^"]+)"')
     for base, dirs, files in os.walk(ROOT):
         rel = os.path.relpath(base, ROOT)
-        if rel.startswith(("build", ".git", "docs/logs", "docs/bench")) or "/build" in rel:
+        if rel.startswith(("build", ".git", ".mnn", "docs/logs", "docs/bench")) or "/build" in rel:
             dirs[:] = []
             continue
         for f in files:
