@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The run behind docs/engines.md: the machine's strings, then run_bench.sh
+# on NVIDIA's OpenCL and on PoCL (through the CPU-as-GPU shim), with the
+# binaries build.sh left in .mnn/dist (carried to a machine without MNN's
+# source or network).
+#
+#   examples/engines/mnn/h200_run.sh OUT COMMIT
+set -uo pipefail
+out="$1"; commit="$2"
+here=$(cd "$(dirname "$0")" && pwd)
+dist="$here/../../../.mnn/dist"
+mkdir -p "$out"
+{
+  echo "clzero commit of the patch and the benchmark: $commit"
+  date -u; uname -a; echo "cpus: $(nproc)"
+  nvidia-smi --query-gpu=name,driver_version --format=csv
+  clinfo -l
+  clinfo | grep -E "Platform Name|Platform Version|Device Name|Device Version|Driver Version"
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+  ldconfig -p | grep -i opencl
+  ls /etc/OpenCL/vendors
+  (cd "$dist" && sha256sum readback_bench common/*.so unpatched/*.so patched/*.so shim/*.so)
+} >"$out/machine.txt" 2>&1
+status=0
+"$here/run_bench.sh" "$dist" "$out/nvidia" NVIDIA 3 300 || status=1
+"$here/run_bench.sh" "$dist" "$out/pocl" Portable 2 300 --shim || status=1
+echo "h200_run.sh: exit status $status" | tee -a "$out/machine.txt"
+exit $status

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the generated block of docs/engines.md from the MNN readback logs
+(examples/engines/mnn/run_bench.sh's JSON files), or with --check verifies
+that the block is what the logs give.
+
+Every file is validated before a number is taken from it: the format, the
+variant, every model and size present, as many samples as iterations, no
+CPU-backend disagreement, no output left unchanged between inferences, and
+the outputs' hashes identical for every inference of every model in every
+file of a device (patched and unpatched alike). Anything else is an error
+that names the file and what is wrong; nothing is skipped.
+
+  tools/engines_report.py            rewrite the block in docs/engines.md
+  tools/engines_report.py --check    exit 1 when the block differs from the logs
+  options: --doc FILE, --logs DIR (default docs/logs/h200/7-mnn)
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "engines.md")
+LOGS = os.path.join(ROOT, "docs", "logs", "h200", "7-mnn")
+BEGIN = "<!-- engines_report:begin mnn -->"
+END = "<!-- engines_report:end mnn -->"
+FORMAT = "clzero-mnn-readback-1"
+VARIANTS = ("unpatched", "patched")
+MODELS = [("elementwise", 4096), ("elementwise", 262144), ("elementwise", 4194304),
+          ("conv1x1", 4096), ("conv1x1", 262144), ("conv1x1", 4194304)]
+SERIES = ("wait_us", "copy_us", "copy_run_us", "copy_readback_us", "copy_read_us",
+          "map_us", "map_run_us", "map_map_us", "map_read_us", "map_unmap_us")
+# The devices, each a folder of the logs: (folder, heading)
+DEVICES = (("nvidia", "NVIDIA H200"), ("pocl", "PoCL on the H200 machine's CPU (through the CPU-as-GPU shim)"))
+GOAL = 0.5
+
+
+class Malformed(Exception):
+    pass
+
+
+def need(condition, where, what):
+    if not condition:
+        raise Malformed("%s: %s" % (where, what))
+
+
+def load(path):
+    where = os.path.relpath(path, ROOT)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise Malformed("%s: not readable JSON (%s)" % (where, e))
+    need(isinstance(data, dict), where, "not a JSON object")
+    need(data.get("format") == FORMAT, where, "format is %r, expected %r" % (data.get("format"), FORMAT))
+    need(data.get("variant") in VARIANTS, where, "variant %r is none of %s" % (data.get("variant"), VARIANTS))
+    for key in ("platform", "device", "driver", "device_version"):
+        need(isinstance(data.get(key), str) and data[key].strip(), where, "no %s" % key)
+    n = data.get("iterations")
+    need(isinstance(n, int) and n >= 300, where, "iterations %r; at least 300 are needed" % n)
+    need(isinstance(data.get("round"), int), where, "no round number")
+    models = data.get("models")
+    need(isinstance(models, list), where, "no models list")
+    seen = [(m.get("model"), m.get("output_bytes")) for m in models if isinstance(m, dict)]
+    need(seen == MODELS, where, "models %s, expected %s" % (seen, MODELS))
+    for m in models:
+        at = "%s: %s %d B" % (where, m["model"], m["output_bytes"])
+        need(m.get("cpu_bad") == 0, at, "%r outputs disagree with the CPU backend" % m.get("cpu_bad"))
+        need(m.get("unchanged") == 0, at, "%r outputs did not change from one inference to the next"
+             % m.get("unchanged"))
+        for key in SERIES:
+            v = m.get(key)
+            need(isinstance(v, list) and len(v) == n, at, "%s has %s samples, expected %d"
+                 % (key, len(v) if isinstance(v, list) else "no", n))
+            need(all(isinstance(x, (int, float)) and math.isfinite(x) and x >= 0 for x in v), at,
+                 "%s holds a value that is not a finite time" % key)
+        for key in ("copy_hash", "map_hash"):
+            v = m.get(key)
+            need(isinstance(v, list) and len(v) == n and all(isinstance(h, str) and re.fullmatch("[0-9a-f]{16}", h)
+                                                              for h in v), at, "%s is not %d hashes" % (key, n))
+    data["_where"] = where
+    return data
+
+
+def load_device(folder):
+    path = os.path.join(LOGS_DIR, folder)
+    where = os.path.relpath(path, ROOT)
+    need(os.path.isdir(path), where, "no such folder")
+    names = sorted(f for f in os.listdir(path) if f.endswith(".json"))
+    need(names, where, "no JSON files")
+    runs = [load(os.path.join(path, name)) for name in names]
+    for variant in VARIANTS:
+        need(any(r["variant"] == variant for r in runs), where, "no %s run" % variant)
+    rounds = {v: sorted(r["round"] for r in runs if r["variant"] == v) for v in VARIANTS}
+    need(rounds["patched"] == rounds["unpatched"], where, "rounds differ between variants: %s" % rounds)
+    need(len(set(rounds["patched"])) == len(rounds["patched"]), where, "a round appears twice")
+    first = runs[0]
+    for r in runs[1:]:
+        for key in ("platform", "device", "driver", "iterations"):
+            need(r[key] == first[key], r["_where"], "%s %r differs from %r in %s" % (key, r[key], first[key],
+                                                                                  first["_where"]))
+    # Same inputs in every process: every output must be identical, patched or not.
+    for i, (model, size) in enumerate(MODELS):
+        for key in ("copy_hash", "map_hash"):
+            want = first["models"][i][key]
+            for r in runs[1:]:
+                got = r["models"][i][key]
+                if got != want:
+                    k = next(j for j in range(len(want)) if got[j] != want[j])
+                    raise Malformed("%s: %s %d B: %s of inference %d is %s in %s but %s in %s: outputs are not "
+                                    "bit-identical" % (where, model, size, key, k, got[k], r["_where"], want[k],
+                                                       first["_where"]))
+    return runs
+
+
+def quantile(values, q):
+    s = sorted(values)
+    pos = (len(s) - 1) * q
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def fmt(x):
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return "%.2f" % x
+
+
+def size_name(b):
+    return "%d KiB" % (b // 1024) if b < 1048576 else "%d MiB" % (b // 1048576)
+
+
+def pooled(runs, variant, i, key):
+    out = []
+    for r in runs:
+        if r["variant"] == variant:
+            out.extend(r["models"][i][key])
+    return out
+
+
+def device_block(folder, heading):
+    runs = load_device(folder)
+    first = runs[0]
+    n_rounds = len([r for r in runs if r["variant"] == "patched"])
+    lines = []
+    lines.append("### %s" % heading)
+    lines.append("")
+    lines.append("%s, %s, driver %s (%s); %d processes per variant alternating, %d inferences per way of reading, "
+                 "model and process; every output bit-identical between patched and unpatched MNN; logs in "
+                 "[%s](%s)." % (first["device"], first["platform"], first["driver"], first["device_version"],
+                                n_rounds, first["iterations"], os.path.relpath(os.path.join(LOGS_DIR, folder), ROOT),
+                                os.path.relpath(os.path.join(LOGS_DIR, folder), os.path.dirname(DOC_PATH))))
+    lines.append("")
+    lines.append("Median µs per inference (p10–p90), pooled over the processes. *Readback* is run + readback + "
+                 "read of every element, less run + wait of the same variant.")
+    lines.append("")
+    lines.append("| model | output | run + wait | `copyToHostTensor`: unpatched | patched | readback: unpatched "
+                 "| patched | patched / unpatched | `map(READ)`: unpatched | patched | readback: unpatched "
+                 "| patched | patched / unpatched |")
+    lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    verdicts = []
+    for i, (model, size) in enumerate(MODELS):
+        cells = [model, size_name(size)]
+        wait = {v: quantile(pooled(runs, v, i, "wait_us"), 0.5) for v in VARIANTS}
+        wait_all = pooled(runs, "unpatched", i, "wait_us") + pooled(runs, "patched", i, "wait_us")
+        cells.append("%s (%s–%s)" % (fmt(quantile(wait_all, 0.5)), fmt(quantile(wait_all, 0.1)),
+                                     fmt(quantile(wait_all, 0.9))))
+        for way in ("copy_us", "map_us"):
+            readback = {}
+            for v in VARIANTS:
+                s = pooled(runs, v, i, way)
+                med = quantile(s, 0.5)
+                readback[v] = med - wait[v]
+                cells.append("%s (%s–%s)" % (fmt(med), fmt(quantile(s, 0.1)), fmt(quantile(s, 0.9))))
+            for v in VARIANTS:
+                cells.append(fmt(readback[v]))
+            ratio = readback["patched"] / readback["unpatched"] if readback["unpatched"] > 0 else float("inf")
+            cells.append("**%.2f**" % ratio)
+            verdicts.append((model, size, way, ratio))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    copy_ok = [v for v in verdicts if v[2] == "copy_us"]
+    met = [v for v in copy_ok if v[3] <= GOAL]
+    lines.append("Goal (readback through `copyToHostTensor`, patched ≤ %.1f× unpatched at every size): %s (%d of %d "
+                 "model sizes). Through `map(MAP_TENSOR_READ)`: %d of %d." % (
+                     GOAL, "**met**" if len(met) == len(copy_ok) else "**not met**", len(met), len(copy_ok),
+                     len([v for v in verdicts if v[2] == "map_us" and v[3] <= GOAL]), len(copy_ok)))
+    lines.append("")
+    lines.append("Where the time goes, medians in µs (copy: run, `copyToHostTensor`, read; map: run, `map`, read, "
+                 "`unmap`):")
+    lines.append("")
+    lines.append("| model | output | copy, unpatched | copy, patched | map, unpatched | map, patched |")
+    lines.append("|---|--:|--:|--:|--:|--:|")
+    for i, (model, size) in enumerate(MODELS):
+        cells = [model, size_name(size)]
+        for keys in (("copy_run_us", "copy_readback_us", "copy_read_us"),
+                     ("map_run_us", "map_map_us", "map_read_us", "map_unmap_us")):
+            for v in VARIANTS:
+                cells.append(" + ".join(fmt(quantile(pooled(runs, v, i, k), 0.5)) for k in keys))
+        lines.append("| " + " | ".join(cells[:2] + [cells[2], cells[3], cells[4], cells[5]]) + " |")
+    lines.append("")
+    return lines
+
+
+def block():
+    lines = ["<!-- generated by tools/engines_report.py from the logs; do not edit by hand -->", ""]
+    for folder, heading in DEVICES:
+        lines.extend(device_block(folder, heading))
+    return "\n".join(lines)
+
+
+def replace_block(text, new):
+    where = os.path.relpath(DOC_PATH, ROOT)
+    need(text.count(BEGIN) == 1, where, "needs exactly one %s line (found %d)" % (BEGIN, text.count(BEGIN)))
+    need(text.count(END) == 1, where, "needs exactly one %s line (found %d)" % (END, text.count(END)))
+    b, e = text.index(BEGIN), text.index(END)
+    need(b < e, where, "the end marker comes before the begin marker")
+    need(text[b + len(BEGIN):b + len(BEGIN) + 1] == "\n", where, "text after the begin marker on its line")
+    stray = re.findall(r"<!-- engines_report:\w+ \S+ -->", text)
+    need(len(stray) == 2, where, "unknown engines_report markers: %s" % stray)
+    return text[:b + len(BEGIN)] + "\n" + new + "\n" + text[e:]
+
+
+def main():
+    global LOGS_DIR, DOC_PATH
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--doc", default=DOC)
+    parser.add_argument("--logs", default=LOGS)
+    args = parser.parse_args()
+    LOGS_DIR = os.path.abspath(args.logs)
+    DOC_PATH = os.path.abspath(args.doc)
+    try:
+        new = block()
+        with open(DOC_PATH, encoding="utf-8") as f:
+            text = f.read()
+        updated = replace_block(text, new)
+    except (Malformed, OSError) as e:
+        print("engines_report: %s" % e, file=sys.stderr)
+        return 1
+    if args.check:
+        if updated != text:
+            print("engines_report: %s differs from what the logs give; run tools/engines_report.py"
+                  % os.path.relpath(DOC_PATH, ROOT), file=sys.stderr)
+            return 1
+        print("engines_report: %s matches the logs" % os.path.relpath(DOC_PATH, ROOT))
+        return 0
+    with open(DOC_PATH, "w", encoding="utf-8") as f:
+        f.write(updated)
+    print("engines_report: wrote %s" % os.path.relpath(DOC_PATH, ROOT))
+    return 0
+
+
+LOGS_DIR = LOGS
+DOC_PATH = DOC
+if __name__ == "__main__":
+    sys.exit(main())
