@@ -12,6 +12,8 @@
 #   --work DIR    where the builds go (default: .mnn in the repository root,
 #                 which git ignores)
 #   --jobs N      parallel compile jobs (default: the number of CPUs)
+#   --clzero-include DIR  clzero's include directory (default: this
+#                 repository's include/)
 #
 # MNN is built once as it is (WORK/build), its libraries are kept, then the
 # patch is applied and the same build directory rebuilt: only the patched
@@ -32,11 +34,13 @@ repo=$(cd "$here/../../.." && pwd)
 work="$repo/.mnn"
 source_dir=""
 jobs=$(nproc)
+clzero_include="$repo/include"
 while [ $# -gt 0 ]; do
   case "$1" in
     --source) source_dir=$(cd "$2" && pwd); shift 2 ;;
     --work) mkdir -p "$2"; work=$(cd "$2" && pwd); shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --clzero-include) clzero_include=$(cd "$2" && pwd); shift 2 ;;
     *) echo "build.sh: unknown argument $1 (see the top of this file)" >&2; exit 2 ;;
   esac
 done
@@ -80,7 +84,7 @@ cmake -G Ninja -S "$source_dir" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C
   -DMNN_OPENCL=ON -DMNN_VULKAN=OFF -DMNN_CUDA=OFF -DMNN_OPENGL=OFF -DMNN_METAL=OFF \
   -DMNN_BUILD_TOOLS=OFF -DMNN_BUILD_DEMO=OFF -DMNN_BUILD_TEST=OFF -DMNN_BUILD_BENCHMARK=OFF \
   -DMNN_BUILD_CONVERTER=OFF -DMNN_BUILD_SHARED_LIBS=ON -DMNN_SEP_BUILD=ON \
-  -DCLZERO_INCLUDE_DIR="$repo/include" >/dev/null
+  -DCLZERO_INCLUDE_DIR="$clzero_include" >/dev/null
 ninja -C "$build" -j "$jobs"
 strip --strip-unneeded -o "$dist/common/libMNN.so" "$build/libMNN.so"
 strip --strip-unneeded -o "$dist/common/libMNN_Express.so" "$build/express/libMNN_Express.so"
