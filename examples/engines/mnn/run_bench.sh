@@ -27,7 +27,7 @@ elif ! ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so '; then
   # MNN dlopens "libOpenCL.so" (no version), which only development packages
   # install; point that name at the loader the system links to.
   loader=""
-  for d in ${LD_LIBRARY_PATH//:/ }; do
+  for d in $(echo "${LD_LIBRARY_PATH:-}" | tr : " "); do
     if [ -e "$d/libOpenCL.so.1" ]; then loader="$d/libOpenCL.so.1"; break; fi
   done
   [ -n "$loader" ] || loader=$(ldconfig -p | awk '/libOpenCL\.so\.1 /{print $NF; exit}')
