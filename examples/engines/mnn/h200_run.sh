@@ -19,6 +19,9 @@ mkdir -p "$out"
   echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
   ldconfig -p | grep -i opencl
   ls /etc/OpenCL/vendors
+  echo "where MNN looks for libOpenCL.so (OpenCLWrapper.cpp), in order:"
+  ls -la /usr/lib/libOpenCL.so /usr/local/lib/libOpenCL.so /usr/local/lib/libpocl.so /usr/lib64/libOpenCL.so \
+    /usr/lib32/libOpenCL.so 2>&1
   (cd "$dist" && sha256sum readback_bench common/*.so unpatched/*.so patched/*.so shim/*.so)
 } >"$out/machine.txt" 2>&1
 status=0

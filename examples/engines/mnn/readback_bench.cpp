@@ -172,11 +172,16 @@ std::string cl_string(void* lib, bool device, void* handle, cl_uint what) {
 }
 
 // Finds the platform whose name contains `want` (MNN's platformId counts the
-// platforms of the library it loads: the same "libOpenCL.so" opened here).
+// platforms of the library it loads: the same one, opened here the same way).
 ClInfo find_platform(const std::string& want, unsigned* index) {
-  void* lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) fail("no libOpenCL.so to load");
+  // MNN's search order on Linux (OpenCLWrapper.cpp).
+  void* lib = nullptr;
+  for (const char* name : {"/usr/lib/libOpenCL.so", "/usr/local/lib/libOpenCL.so", "/usr/local/lib/libpocl.so",
+                           "/usr/lib64/libOpenCL.so", "/usr/lib32/libOpenCL.so", "libOpenCL.so"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) break;
+  }
+  if (lib == nullptr) fail("no libOpenCL.so to load, where MNN looks for one");
   using GetPlatforms = cl_int (*)(cl_uint, cl_platform_id*, cl_uint*);
   using GetDevices = cl_int (*)(cl_platform_id, cl_device_type, cl_uint, cl_device_id*, cl_uint*);
   auto get_platforms = reinterpret_cast<GetPlatforms>(dlsym(lib, "clGetPlatformIDs"));

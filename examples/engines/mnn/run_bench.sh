@@ -23,9 +23,12 @@ mkdir -p "$out"
 extra_path=""
 if [ "$shim" = "--shim" ]; then
   extra_path="$dist/shim"
-elif ! ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so '; then
-  # MNN dlopens "libOpenCL.so" (no version), which only development packages
-  # install; point that name at the loader the system links to.
+else
+  # MNN dlopens "libOpenCL.so" (no version): a development package's link,
+  # which may be another loader than the libOpenCL.so.1 programs link to (on
+  # the H200 machine, ocl-icd, which knows only PoCL's ICD, against CUDA's
+  # loader, which also finds NVIDIA's). Point that name at the loader
+  # programs get: the first on LD_LIBRARY_PATH, else ldconfig's first.
   loader=""
   for d in $(echo "${LD_LIBRARY_PATH:-}" | tr : " "); do
     if [ -e "$d/libOpenCL.so.1" ]; then loader="$d/libOpenCL.so.1"; break; fi
@@ -37,6 +40,7 @@ elif ! ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so '; then
   echo "run_bench.sh: libOpenCL.so -> $loader" | tee -a "$out/run.log"
 fi
 
+failed=0  # a failed process does not stop the others: every log is kept
 for ((r = 0; r < rounds; r++)); do
   if ((r % 2 == 0)); then order="unpatched patched"; else order="patched unpatched"; fi
   for variant in $order; do
@@ -46,7 +50,8 @@ for ((r = 0; r < rounds; r++)); do
     LD_LIBRARY_PATH="$extra_path${extra_path:+:}$dist/$variant:$dist/common${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       MNN_CLZERO_VERBOSE=1 "$dist/readback_bench" --variant "$variant" --round "$r" --platform "$platform" \
       --iterations "$iterations" $check --out "$out/$variant-$r.json" >>"$out/run.log" 2>&1 ||
-      { echo "run_bench.sh: round $r $variant failed; see $out/run.log" >&2; exit 1; }
+      { echo "run_bench.sh: round $r $variant failed" | tee -a "$out/run.log" >&2; failed=1; }
   done
 done
-echo "run_bench.sh: done" | tee -a "$out/run.log"
+echo "run_bench.sh: done, exit status $failed" | tee -a "$out/run.log"
+exit $failed
