@@ -13,7 +13,12 @@ that names the file and what is wrong; nothing is skipped.
 
   tools/engines_report.py            rewrite the block in docs/engines.md
   tools/engines_report.py --check    exit 1 when the block differs from the logs
-  options: --doc FILE, --logs DIR (default docs/logs/h200/7-mnn)
+  options: --doc FILE, --logs DIR (the root of the logs, default docs/logs)
+
+A folder may hold device.json, {"strings_from": FILE, "evidence": TEXT,
+"why": TEXT}, when the benchmark named another device than the one MNN ran
+on: the device's strings are then read from FILE (the header of a benchmark
+JSON, possibly cut short), and TEXT must occur in the folder's run.log.
 """
 
 import argparse
@@ -25,7 +30,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "engines.md")
-LOGS = os.path.join(ROOT, "docs", "logs", "h200", "7-mnn")
+LOGS = os.path.join(ROOT, "docs", "logs")
 BEGIN = "<!-- engines_report:begin mnn -->"
 END = "<!-- engines_report:end mnn -->"
 FORMAT = "clzero-mnn-readback-1"
@@ -34,8 +39,10 @@ MODELS = [("elementwise", 4096), ("elementwise", 262144), ("elementwise", 419430
           ("conv1x1", 4096), ("conv1x1", 262144), ("conv1x1", 4194304)]
 SERIES = ("wait_us", "copy_us", "copy_run_us", "copy_readback_us", "copy_read_us",
           "map_us", "map_run_us", "map_map_us", "map_read_us", "map_unmap_us")
-# The devices, each a folder of the logs: (folder, how MNN reached it)
-DEVICES = (("nvidia", "NVIDIA's OpenCL"), ("pocl", "PoCL, through the CPU-as-GPU shim"))
+# The devices, each a folder under the logs' root: (folder, how MNN reached it)
+DEVICES = (("h200/7-mnn/nvidia", "NVIDIA's OpenCL, H200 machine"),
+           ("ci/7-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine shared with other work"))
+STRINGS = ("platform", "device", "device_version", "driver")
 GOAL = 0.5
 
 
@@ -90,7 +97,7 @@ def load_device(folder):
     path = os.path.join(LOGS_DIR, folder)
     where = os.path.relpath(path, ROOT)
     need(os.path.isdir(path), where, "no such folder")
-    names = sorted(f for f in os.listdir(path) if f.endswith(".json"))
+    names = sorted(f for f in os.listdir(path) if f.endswith(".json") and f != "device.json")
     need(names, where, "no JSON files")
     runs = [load(os.path.join(path, name)) for name in names]
     for variant in VARIANTS:
@@ -100,7 +107,7 @@ def load_device(folder):
     need(len(set(rounds["patched"])) == len(rounds["patched"]), where, "a round appears twice")
     first = runs[0]
     for r in runs[1:]:
-        for key in ("platform", "device", "driver", "iterations"):
+        for key in STRINGS + ("iterations",):
             need(r[key] == first[key], r["_where"], "%s %r differs from %r in %s" % (key, r[key], first[key],
                                                                                   first["_where"]))
     # Same inputs in every process: every output must be identical, patched or not.
@@ -114,7 +121,40 @@ def load_device(folder):
                     raise Malformed("%s: %s %d B: %s of inference %d is %s in %s but %s in %s: outputs are not "
                                     "bit-identical" % (where, model, size, key, k, got[k], r["_where"], want[k],
                                                        first["_where"]))
-    return runs
+    note = None
+    fix_path = os.path.join(path, "device.json")
+    if os.path.exists(fix_path):
+        fix_where = os.path.relpath(fix_path, ROOT)
+        try:
+            with open(fix_path, encoding="utf-8") as f:
+                fix = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Malformed("%s: not readable JSON (%s)" % (fix_where, e))
+        need(isinstance(fix, dict) and all(isinstance(fix.get(k), str) and fix[k].strip()
+                                           for k in ("strings_from", "evidence", "why")),
+             fix_where, "needs strings_from, evidence and why")
+        source = os.path.normpath(os.path.join(path, fix["strings_from"]))
+        source_where = os.path.relpath(source, ROOT)
+        try:
+            with open(source, encoding="utf-8") as f:
+                header = f.read()
+        except OSError as e:
+            raise Malformed("%s: strings_from: %s" % (fix_where, e))
+        strings = {}
+        for key in STRINGS:
+            found = re.findall(r'^  "%s": "([^"\n]+)",$' % key, header, re.M)
+            need(len(found) == 1, source_where, "no single %s line in the header" % key)
+            strings[key] = found[0]
+        try:
+            with open(os.path.join(path, "run.log"), encoding="utf-8") as f:
+                log = f.read()
+        except OSError as e:
+            raise Malformed("%s: device.json needs the folder's run.log (%s)" % (fix_where, e))
+        need(fix["evidence"] in log, fix_where, "its evidence %r is not in run.log" % fix["evidence"])
+        for r in runs:
+            r.update(strings)
+        note = (fix["why"], "docs/logs/" + os.path.relpath(source, LOGS_DIR).replace(os.sep, "/"), fix["evidence"])
+    return runs, note
 
 
 def quantile(values, q):
@@ -146,7 +186,7 @@ def pooled(runs, variant, i, key):
 
 
 def device_block(folder, how):
-    runs = load_device(folder)
+    runs, note = load_device(folder)
     first = runs[0]
     n_rounds = len([r for r in runs if r["variant"] == "patched"])
     lines = []
@@ -155,9 +195,12 @@ def device_block(folder, how):
     lines.append("%s, %s, driver %s (%s); %d processes per variant alternating, %d inferences per way of reading, "
                  "model and process; every output bit-identical between patched and unpatched MNN; logs in "
                  "[%s](%s)." % (first["device"], first["platform"], first["driver"], first["device_version"],
-                                n_rounds, first["iterations"], os.path.relpath(os.path.join(LOGS_DIR, folder), ROOT),
-                                os.path.relpath(os.path.join(LOGS_DIR, folder), os.path.dirname(DOC_PATH))))
+                                n_rounds, first["iterations"], "docs/logs/" + folder, "logs/" + folder))
     lines.append("")
+    if note is not None:
+        lines.append("Device strings from `%s`: %s. Evidence, in the folder's run.log: `%s`." % (note[1], note[0],
+                                                                                              note[2]))
+        lines.append("")
     lines.append("Median µs per inference (p10–p90), pooled over the processes. *Readback* is run + readback + "
                  "read of every element, less run + wait of the same variant.")
     lines.append("")
@@ -181,18 +224,32 @@ def device_block(folder, how):
                 cells.append("%s (%s–%s)" % (fmt(med), fmt(quantile(s, 0.1)), fmt(quantile(s, 0.9))))
             for v in VARIANTS:
                 cells.append(fmt(readback[v]))
-            ratio = readback["patched"] / readback["unpatched"] if readback["unpatched"] > 0 else float("inf")
-            cells.append("**%.2f**" % ratio)
+            if readback["unpatched"] > 0:
+                ratio = readback["patched"] / readback["unpatched"]
+                cells.append("**%.2f**" % ratio)
+            else:  # the unpatched readback is lost in the noise of the run itself: no ratio
+                ratio = None
+                cells.append("—")
             verdicts.append((model, size, way, ratio))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     copy_ok = [v for v in verdicts if v[2] == "copy_us"]
-    met = [v for v in copy_ok if v[3] <= GOAL]
+    met = [v for v in copy_ok if v[3] is not None and v[3] <= GOAL]
     lines.append("Goal (readback through `copyToHostTensor`, patched ≤ %.1f× unpatched at every size): %s (%d of %d "
                  "model sizes). Through `map(MAP_TENSOR_READ)`: %d of %d." % (
                      GOAL, "**met**" if len(met) == len(copy_ok) else "**not met**", len(met), len(copy_ok),
-                     len([v for v in verdicts if v[2] == "map_us" and v[3] <= GOAL]), len(copy_ok)))
+                     len([v for v in verdicts if v[2] == "map_us" and v[3] is not None and v[3] <= GOAL]),
+                     len(copy_ok)))
     lines.append("")
+    for way, name in (("copy_us", "`copyToHostTensor`"), ("map_us", "`map(MAP_TENSOR_READ)`")):
+        faster = ["%s %s" % (m, size_name(b)) for m, b, w, r in verdicts if w == way and r is not None and r < 1]
+        slower = ["%s %s" % (m, size_name(b)) for m, b, w, r in verdicts if w == way and r is not None and r >= 1]
+        noise = ["%s %s" % (m, size_name(b)) for m, b, w, r in verdicts if w == way and r is None]
+        lines.append("Through %s the patched readback is shorter at %s; not shorter at %s%s." % (
+            name, ", ".join(faster) or "no size", ", ".join(slower) or "no size",
+            "; no ratio (the unpatched readback is below the noise of the run) at " + ", ".join(noise)
+            if noise else ""))
+        lines.append("")
     lines.append("Where the time goes, medians in µs (copy: run, `copyToHostTensor`, read; map: run, `map`, read, "
                  "`unmap`):")
     lines.append("")

@@ -171,8 +171,9 @@ std::string cl_string(void* lib, bool device, void* handle, cl_uint what) {
   return text;
 }
 
-// Finds the platform whose name contains `want` (MNN's platformId counts the
-// platforms of the library it loads: the same one, opened here the same way).
+// Finds the platform whose name contains `want` and its platformId for MNN,
+// which counts the platforms of the library it loads (the same one, opened
+// here the same way) in an order of its own.
 ClInfo find_platform(const std::string& want, unsigned* index) {
   // MNN's search order on Linux (OpenCLWrapper.cpp).
   void* lib = nullptr;
@@ -189,7 +190,22 @@ ClInfo find_platform(const std::string& want, unsigned* index) {
   cl_platform_id platforms[16];
   cl_uint count = 0;
   if (get_platforms(16, platforms, &count) != CL_SUCCESS || count == 0) fail("clGetPlatformIDs found no platform");
-  for (cl_uint p = 0; p < count && p < 16; ++p) {
+  count = std::min<cl_uint>(count, 16);
+  // MNN's copy of cl2.hpp (cl::Platform::get) reorders the platforms before
+  // platformId indexes them: with more than one, the first whose name has
+  // "NVIDIA" (else "AMD") trades places with the first. Count as MNN does.
+  if (count > 1) {
+    for (const char* vendor : {"NVIDIA", "AMD"}) {
+      cl_uint found = count;
+      for (cl_uint p = 0; p < count && found == count; ++p)
+        if (cl_string(lib, false, platforms[p], CL_PLATFORM_NAME).find(vendor) != std::string::npos) found = p;
+      if (found < count) {
+        std::swap(platforms[0], platforms[found]);
+        break;
+      }
+    }
+  }
+  for (cl_uint p = 0; p < count; ++p) {
     ClInfo info;
     info.platform = cl_string(lib, false, platforms[p], CL_PLATFORM_NAME);
     if (info.platform.find(want) == std::string::npos) continue;

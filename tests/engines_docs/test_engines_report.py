@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""tools/engines_report.py --check passes on the committed document and logs
+and fails on every kind of damage: a missing or doubled block, a changed
+generated line, and logs that are malformed, incomplete, from mixed devices,
+not bit-identical between MNN with and without the patch, disagreeing with
+the CPU backend, or with an output that did not change between inferences."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(ROOT, "tools", "engines_report.py")
+DOC = os.path.join(ROOT, "docs", "engines.md")
+LOGS = os.path.join(ROOT, "docs", "logs")
+NVIDIA = os.path.join("h200", "7-mnn", "nvidia")
+POCL = os.path.join("ci", "7-mnn-pocl")
+BEGIN = "<!-- engines_report:begin mnn -->"
+END = "<!-- engines_report:end mnn -->"
+
+
+def main():
+    failures = []
+    tmp = tempfile.mkdtemp(prefix="engines_report_test")
+    try:
+        doc = os.path.join(tmp, "engines.md")
+        with open(DOC, encoding="utf-8") as f:
+            text = f.read()
+
+        def run(label, want_ok, doc_text=text, logs=LOGS):
+            with open(doc, "w", encoding="utf-8") as f:
+                f.write(doc_text)
+            r = subprocess.run([sys.executable, TOOL, "--check", "--doc", doc, "--logs", logs],
+                               capture_output=True, text=True)
+            out = (r.stdout + r.stderr).strip()
+            if (r.returncode == 0) != want_ok:
+                failures.append("%s: exit status %d, expected %s\n%s" % (label, r.returncode,
+                                                                        "0" if want_ok else "not 0", out))
+            else:
+                print("ok: %s (%s)" % (label, out.splitlines()[-1][:140] if out else ""))
+
+        run("the committed document and logs", True)
+        b, e = text.index(BEGIN), text.index(END)
+        run("block missing", False, text[:b] + text[e + len(END):])
+        run("block doubled", False, text + "\n" + text[b:e + len(END)] + "\n")
+        lines = text[b:e].splitlines(keepends=True)
+        row = next(i for i, line in enumerate(lines) if line.startswith("| conv1x1"))
+        damaged = lines[:]
+        damaged[row] = damaged[row].replace("|", "| 1", 2)
+        run("a table row changed", False, text[:b] + "".join(damaged) + text[e:])
+
+        def damaged_logs(label, damage, folder=NVIDIA, name=None):
+            logs = os.path.join(tmp, "logs-" + str(len(os.listdir(tmp))))
+            shutil.copytree(LOGS, logs)
+            names = sorted(n for n in os.listdir(os.path.join(logs, folder))
+                           if n.endswith(".json") and n != "device.json")
+            path = os.path.join(logs, folder, name or names[-1])
+            with open(path, encoding="utf-8") as f:
+                raw = f.read()
+            result = damage(raw)
+            if result is None:
+                os.remove(path)
+            else:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(result)
+            run(label, False, logs=logs)
+
+        def edit(change):
+            def apply(raw):
+                data = json.loads(raw)
+                change(data)
+                return json.dumps(data)
+            return apply
+
+        damaged_logs("a log cut short (not JSON)", lambda raw: raw[:len(raw) // 2])
+        damaged_logs("a log removed (a variant short of a round)", lambda raw: None)
+        damaged_logs("another format", edit(lambda d: d.update(format="other")))
+        damaged_logs("an unknown variant", edit(lambda d: d.update(variant="patched-twice")))
+        damaged_logs("fewer than 300 iterations", edit(lambda d: d.update(iterations=299)))
+        damaged_logs("a model missing", edit(lambda d: d["models"].pop()))
+        damaged_logs("a sample missing", edit(lambda d: d["models"][0]["copy_us"].pop()))
+        damaged_logs("a time that is not a number", edit(lambda d: d["models"][1]["map_us"].__setitem__(3, "fast")))
+        damaged_logs("a negative time", edit(lambda d: d["models"][2]["wait_us"].__setitem__(0, -1.0)))
+        damaged_logs("an output that differs (hash)",
+                     edit(lambda d: d["models"][4]["copy_hash"].__setitem__(7, "0123456789abcdef")))
+        damaged_logs("a malformed hash", edit(lambda d: d["models"][4]["map_hash"].__setitem__(7, "xyz")))
+        damaged_logs("outputs off the CPU backend", edit(lambda d: d["models"][5].update(cpu_bad=1)))
+        damaged_logs("an output unchanged between inferences", edit(lambda d: d["models"][3].update(unchanged=2)))
+        damaged_logs("another driver", edit(lambda d: d.update(driver="1.0")))
+        damaged_logs("no device name", edit(lambda d: d.update(device="")), folder=POCL)
+        damaged_logs("a PoCL log cut short", lambda raw: raw[:100], folder=POCL)
+        damaged_logs("device.json without its evidence", edit(lambda d: d.update(evidence="Auto -> Svm")),
+                     name="device.json")
+        damaged_logs("device.json pointing at no file", edit(lambda d: d.update(strings_from="nothing.json")),
+                     name="device.json")
+        damaged_logs("device.json removed (the strings would be PoCL's)", lambda raw: None, name="device.json")
+        damaged_logs("the device strings' header damaged", lambda raw: raw.replace('"driver"', '"drive"'),
+                     folder=os.path.join("h200", "7-mnn", "run-2", "nvidia"), name="unpatched-0.json")
+    finally:
+        shutil.rmtree(tmp)
+    for f in failures:
+        print("FAIL: " + f)
+    if failures:
+        return 1
+    print("engines_report: every damage was caught")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
