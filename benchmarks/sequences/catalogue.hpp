@@ -105,7 +105,10 @@ inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
     for (Wait w : {Wait::blocking, Wait::poll})
       c.variants.push_back({"legal.map_per_inference." + an + "." + wait_name(w), "legal", "map_per_inference", an,
                             wait_name(w), 1, make<MapSequence>(a, false, w)});
-    for (Wait w : {Wait::blocking, Wait::wait, Wait::wait_both, Wait::poll, Wait::poll_both})
+    std::vector<Wait> waits = {Wait::blocking, Wait::wait, Wait::wait_both, Wait::poll, Wait::poll_both};
+    if (a == RawAllocation::alloc_host_ptr || a == RawAllocation::nv_host_pinned)
+      waits.push_back(Wait::blocking_flushed);
+    for (Wait w : waits)
       c.variants.push_back({"legal.at_rest." + an + "." + wait_name(w), "legal", "mapped_at_rest", an, wait_name(w), 1,
                             make<MapSequence>(a, true, w)});
   }

@@ -14,6 +14,11 @@
 //   wait_both  clWaitForEvents on the kernel's and the last command's events
 //   poll       clGetEventInfo in a loop on the last command's event
 //   poll_both  the same on the kernel's event, then on the last command's
+//   blocking_flushed  blocking, with what a library must add where kernels
+//              may run on another queue: the unmap's event handed to the
+//              kernel, the queue flushed after the unmap (OpenCL 3.0 section
+//              5.13), the kernel's event recorded (what clzero's
+//              map-at-view protocol enqueues; it prices those calls)
 // Every non-blocking variant flushes the queue before it waits.
 #pragma once
 
@@ -32,7 +37,7 @@ namespace clzero_seq {
 using clzero_bench::RawAllocation;
 using clzero_bench::RawBuffer;
 
-enum class Wait { blocking, wait, wait_both, poll, poll_both };
+enum class Wait { blocking, wait, wait_both, poll, poll_both, blocking_flushed };
 
 inline const char* wait_name(Wait w) {
   switch (w) {
@@ -41,6 +46,7 @@ inline const char* wait_name(Wait w) {
     case Wait::wait_both: return "wait_both";
     case Wait::poll: return "poll";
     case Wait::poll_both: return "poll_both";
+    case Wait::blocking_flushed: return "blocking_flushed";
   }
   return "?";
 }
@@ -55,12 +61,15 @@ inline const char* allocation_name(RawAllocation a) {
   return "?";
 }
 
-inline bool needs_kernel_event(Wait w) { return w == Wait::wait_both || w == Wait::poll_both; }
+inline bool needs_kernel_event(Wait w) {
+  return w == Wait::wait_both || w == Wait::poll_both || w == Wait::blocking_flushed;
+}
 
 /// After a flush: waits the non-blocking way `w` for `last` (and `kernel`).
 inline void await(Wait w, cl_event kernel, cl_event last) {
   switch (w) {
-    case Wait::blocking: break;
+    case Wait::blocking:
+    case Wait::blocking_flushed: break;
     case Wait::wait: ok(clWaitForEvents(1, &last), "clWaitForEvents"); break;
     case Wait::wait_both: {
       const cl_event both[2] = {kernel, last};
@@ -93,14 +102,20 @@ class MapSequence final : public SerialSequence {
 
   std::size_t run(std::uint32_t iter) override {
     const cl_mem m = buffer_.mem();
+    const bool flushed = wait_ == Wait::blocking_flushed;
     if (at_rest_) {
-      ok(clEnqueueUnmapMemObject(q_, m, host_, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+      ok(clEnqueueUnmapMemObject(q_, m, host_, 0, nullptr, flushed ? unmapped_.out() : nullptr),
+         "clEnqueueUnmapMemObject");
       host_ = nullptr;
+      if (flushed) ok(clFlush(q_), "clFlush");
     }
-    enqueue_producer(q_, kernel_.get(), n_, iter, 0, nullptr, needs_kernel_event(wait_) ? kernel_done_.out() : nullptr);
+    const cl_event after_unmap = unmapped_.get();
+    enqueue_producer(q_, kernel_.get(), n_, iter, after_unmap != nullptr ? 1 : 0,
+                     after_unmap != nullptr ? &after_unmap : nullptr,
+                     needs_kernel_event(wait_) ? kernel_done_.out() : nullptr);
     cl_int rc = CL_SUCCESS;
     void* p = nullptr;
-    if (wait_ == Wait::blocking) {
+    if (wait_ == Wait::blocking || flushed) {
       p = clEnqueueMapBuffer(q_, m, CL_TRUE, CL_MAP_READ, 0, buffer_.bytes(), 0, nullptr, nullptr, &rc);
       ok(rc, "clEnqueueMapBuffer");
     } else {
@@ -125,7 +140,7 @@ class MapSequence final : public SerialSequence {
   bool at_rest_;
   Wait wait_;
   void* host_ = nullptr;
-  Event kernel_done_, mapped_;
+  Event kernel_done_, mapped_, unmapped_;
 };
 
 /// Where clEnqueueReadBuffer copies to.

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "clzero/detail/abi.hpp"
+#include "clzero/detail/host_side.hpp"
 #include "clzero/detail/queue_context.hpp"
 #include "clzero/detail/tensor_state.hpp"
 #include "clzero/device_access.hpp"
@@ -81,8 +82,7 @@ class TensorCore final : public TensorState {
     // was never flushed may never end (OpenCL 3.0 section 5.13), and the
     // engine cannot know to flush the tensor's queue. clFlush never waits.
     // Should it fail, the access is ended again by `opened`'s destructor.
-    if (!waits.empty())
-      check(clFlush(q_.q()), "clFlush", doing, "submitting the commands the kernels wait on");
+    if (!waits.empty()) check(clFlush(q_.q()), "clFlush", doing, "submitting the commands the kernels wait on");
     return opened;
   }
 
@@ -95,8 +95,9 @@ class TensorCore final : public TensorState {
     // view checks clzero's commands itself (check_handed).
     if (!used_by.empty()) handed_.clear();
     unordered_ = used_by.empty();  // until the host's side is ordered after the kernels
+    bool enqueued = false;
     try_or_break([&] {
-      order_after_used_by();
+      enqueued = order_after_used_by();
       policy_.to_host(access, used_by);
     });
     unordered_ = false;
@@ -104,8 +105,14 @@ class TensorCore final : public TensorState {
     // Submit the map, copy or marker just enqueued: host_ready() only polls,
     // and an implementation may hold unflushed commands for ever (Oclgrind
     // does). The state above is complete, so a failure here leaves the
-    // tensor usable; the next view flushes again.
-    check(clFlush(q_.q()), "clFlush", "DeviceAccess::end", "submitting what makes the data visible to the host");
+    // tensor usable; the view flushes then. A policy whose view makes the
+    // data visible itself enqueued nothing: the kernels are submitted by the
+    // view's blocking map, or by host_ready() before it polls.
+    unflushed_ = true;
+    if (enqueued || !host_side_deferred(policy_, 0)) {
+      check(clFlush(q_.q()), "clFlush", "DeviceAccess::end", "submitting what makes the data visible to the host");
+      unflushed_ = false;
+    }
   }
 
   template <class U>
@@ -133,10 +140,12 @@ class TensorCore final : public TensorState {
                    "a device access is open; end it (DeviceAccess::end or its scope) before the host "
                    "reads or writes the tensor");
     if (views_ == 0) {
-      // Submit what is queued before the host starts waiting and reading:
-      // work enqueued after this tensor's producer (the next inference of a
-      // TensorRing) then runs while the host reads. clFlush never waits.
-      check(clFlush(q_.q()), "clFlush", doing);
+      // What the view waits for was submitted when the access ended, unless
+      // that flush failed; a policy that makes the data visible as the view
+      // opens submits the queue itself (a blocking map does). One more
+      // clFlush here would cost every inference a call and order nothing.
+      if (unflushed_ && !host_side_deferred(policy_, 0)) check(clFlush(q_.q()), "clFlush", doing);
+      unflushed_ = false;
       // A write view of the whole tensor overwrites every element, which
       // lets an input's map skip copying the old contents in.
       host_ = host_pointer_of(policy_, write && region == nullptr, 0);
@@ -168,7 +177,17 @@ class TensorCore final : public TensorState {
   void* svm_pointer() const noexcept override { return policy_.svm_pointer(); }
   const char* policy_name() const noexcept override { return Policy::name; }
 
-  bool host_ready() const { return !device_open_ && policy_.host_ready(); }
+  /// Never blocks; a host side left for the view is started (and the queue
+  /// submitted) so that polling this can see it complete.
+  bool host_ready() {
+    if (device_open_) return false;
+    start_host(policy_, 0);
+    if (unflushed_) {
+      check(clFlush(q_.q()), "clFlush", "MappedTensor::host_ready", "submitting the kernels the host waits for");
+      unflushed_ = false;
+    }
+    return policy_.host_ready();
+  }
   const Policy& policy() const noexcept { return policy_; }
   const Shape& shape() const noexcept { return shape_; }
   std::size_t bytes() const noexcept { return bytes_; }
@@ -200,7 +219,8 @@ class TensorCore final : public TensorState {
     }
     report_cleanup(Error(ErrorKind::opencl, doing,
                          "no marker or barrier could be enqueued after the kernels; the tensor's " +
-                             std::to_string(bytes_) + " bytes stay allocated if they are SVM, so that no kernel "
+                             std::to_string(bytes_) +
+                             " bytes stay allocated if they are SVM, so that no kernel "
                              "writes freed memory"));
     policy_.keep_memory();
   }
@@ -254,15 +274,17 @@ class TensorCore final : public TensorState {
   // themselves (fine SVM, USM, NVIDIA host-located buffers). Events of other
   // queues need those queues flushed, or the wait may never end (OpenCL 3.0
   // section 5.13).
-  void order_after_used_by() {
+  // Returns whether it enqueued a marker.
+  bool order_after_used_by() {
     if (used_by.empty()) {
       if (q_.out_of_order || policy_.needs_events()) {
         cl_event marker = nullptr;
         check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList",
               "DeviceAccess::end: ordering the host's side after the kernels");
         used_by.adopt(marker);
+        return true;
       }
-      return;
+      return false;
     }
     for (cl_event e : used_by) {
       cl_command_queue owner = nullptr;
@@ -271,6 +293,7 @@ class TensorCore final : public TensorState {
       if (owner != nullptr && owner != q_.q())
         check(clFlush(owner), "clFlush", "DeviceAccess::end: submitting the producer's queue");
     }
+    return false;
   }
 
   template <class F>
@@ -298,6 +321,7 @@ class TensorCore final : public TensorState {
   std::size_t views_ = 0;
   bool device_open_ = false;
   bool host_wrote_ = false;
+  bool unflushed_ = false;  // the last access's end did not submit the queue (host side deferred, or a failed flush)
   std::string broken_;
 };
 
@@ -349,20 +373,8 @@ class MappedTensor {
   /// CL_DEVICE_MAX_MEM_ALLOC_SIZE, a policy the device cannot run, or a
   /// failed allocation; nothing is left allocated or mapped then.
   MappedTensor(cl_context context, cl_command_queue queue, const Shape& shape, Intent intent,
-               const Options& options = Options{}) {
-    constexpr const char* doing = "MappedTensor: constructing";
-    detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
-    if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
-      detail::raise_invalid(doing,
-                            "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +
-                                "-byte elements overflows std::size_t bytes; split the tensor into smaller ones");
-    const std::size_t bytes = shape.elements() * sizeof(T);
-    if (bytes > q.max_alloc)
-      detail::raise_invalid(doing, "shape " + shape.to_string() + " needs " + std::to_string(bytes) +
-                                       " bytes, above the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE of " +
-                                       std::to_string(q.max_alloc) + " bytes; split the tensor");
-    core_ = std::make_shared<Core>(std::move(q), shape, bytes, intent, options);
-  }
+               const Options& options = Options{})
+      : MappedTensor(Slot::alone, context, queue, shape, intent, options) {}
 
   /// The same, with the queue's own context.
   MappedTensor(cl_command_queue queue, const Shape& shape, Intent intent, const Options& options = Options{})
@@ -387,9 +399,7 @@ class MappedTensor {
   /// Hands the tensor to the device for kernels that `access` it (default:
   /// what the intent implies: output -> write, input -> read, inout ->
   /// read_write). Throws if a host view is alive or an access is open.
-  DeviceAccess device_access() {
-    return device_access(default_access(core("MappedTensor::device_access")->intent()));
-  }
+  DeviceAccess device_access() { return device_access(default_access(core("MappedTensor::device_access")->intent())); }
   /// The same with the access named: Access::read lets a mapping for reading stay
   /// mapped while the kernels run (see Access).
   DeviceAccess device_access(Access access) {
@@ -399,9 +409,7 @@ class MappedTensor {
 
   /// A read-only view (Intent::output, Intent::inout), blocking only until
   /// the data of the last device access is visible on the host.
-  HostView<const T> read_view() {
-    return core("MappedTensor::read_view")->template begin_view<const T>(core_, false);
-  }
+  HostView<const T> read_view() { return core("MappedTensor::read_view")->template begin_view<const T>(core_, false); }
 
   /// A writable view (Intent::input, Intent::inout). For Intent::input its
   /// contents start undefined: write every element.
@@ -465,6 +473,30 @@ class MappedTensor {
   explicit operator bool() const noexcept { return static_cast<bool>(core_); }
 
  private:
+  // A TensorRing's slot: its host views must never wait for the later
+  // inferences enqueued after its kernels, so its host side is enqueued right
+  // after them even where the device's fastest wait is a map at the view.
+  enum class Slot { alone, in_ring };
+  template <class, class>
+  friend class TensorRing;
+
+  MappedTensor(Slot slot, cl_context context, cl_command_queue queue, const Shape& shape, Intent intent,
+               const Options& options) {
+    constexpr const char* doing = "MappedTensor: constructing";
+    detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
+    if (slot == Slot::in_ring) q.map_at_view = false;
+    if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
+      detail::raise_invalid(doing,
+                            "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +
+                                "-byte elements overflows std::size_t bytes; split the tensor into smaller ones");
+    const std::size_t bytes = shape.elements() * sizeof(T);
+    if (bytes > q.max_alloc)
+      detail::raise_invalid(doing, "shape " + shape.to_string() + " needs " + std::to_string(bytes) +
+                                       " bytes, above the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE of " +
+                                       std::to_string(q.max_alloc) + " bytes; split the tensor");
+    core_ = std::make_shared<Core>(std::move(q), shape, bytes, intent, options);
+  }
+
   Core* core(const char* what) const {
     if (!core_)
       detail::raise_misuse(what,

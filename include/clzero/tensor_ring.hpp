@@ -5,8 +5,9 @@
 // With Persistent (and CopyToPinned, Svm, UnifiedHost) the host side of
 // inference i is enqueued right after its kernels, before the kernels of
 // inference i+1, so a view of slot i waits for those only and the device
-// keeps working meanwhile. MapPerInference cannot overlap: its view's map
-// joins the queue after inference i+1.
+// keeps working meanwhile: a slot never defers its map to the view, even on
+// devices where a lone tensor does (detail/wait_method.hpp). MapPerInference
+// cannot overlap: its view's map joins the queue after inference i+1.
 #pragma once
 
 #include <CL/cl.h>
@@ -40,7 +41,8 @@ class TensorRing {
       detail::raise_invalid("TensorRing: constructing",
                             "a ring needs at least one slot; use 2 or more to overlap inferences");
     tensors_.reserve(slots);
-    for (std::size_t i = 0; i < slots; ++i) tensors_.emplace_back(context, queue, shape, intent, options);
+    for (std::size_t i = 0; i < slots; ++i)
+      tensors_.push_back(Tensor(Tensor::Slot::in_ring, context, queue, shape, intent, options));
   }
 
   /// The number of slots.

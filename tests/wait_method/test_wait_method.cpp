@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host's wait (poll first, or block in clWaitForEvents) is measured on
-// the device the first time a tensor is made there, kept for the device, and
-// used by every tensor on it; CLZERO_WAIT_MEASURE=0 leaves the device-type
-// rule in place.
+// The host's wait (a blocking map at the view, poll first, or block in
+// clWaitForEvents) is measured on the device the first time a tensor is made
+// there, kept for the device, and used by every tensor on it;
+// CLZERO_WAIT_MEASURE=0 leaves the device-type rule in place and
+// CLZERO_HOST_WAIT names the method.
 #include <clzero/clzero.hpp>
 
 #include <cstdint>
@@ -21,7 +22,10 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
   CHECK(first.measured);
   CHECK(first.poll_us > 0);
   CHECK(first.block_us > 0);
+  CHECK(first.map_us > 0);
   CHECK(first.poll == !(first.block_us < detail::kBlockMustWinBy * first.poll_us));
+  CHECK(first.map_at_view ==
+        (first.map_us < detail::kMapMustWinBy * (first.poll_us < first.block_us ? first.poll_us : first.block_us)));
   CHECK(first.reason.find("measured") != std::string::npos);
 
   // Kept: a second measurement would not give the very same medians.
@@ -32,6 +36,7 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
   // A tensor's queue context carries the device's choice.
   const detail::QueueContext q = detail::QueueContext::make(env.context, env.queue, "test");
   CHECK(q.spin == first.poll);
+  CHECK(q.map_at_view == first.map_at_view);
 
   // And a tensor made now still reads fresh data with it.
   const std::size_t n = 4096;
@@ -64,4 +69,27 @@ TEST_CASE("Without the measurement, host views poll on devices with their own pr
   CHECK_FALSE(w.measured);
   CHECK(w.poll == ((type & CL_DEVICE_TYPE_CPU) == 0));
   CHECK(w.reason.find("CLZERO_WAIT_MEASURE=0") != std::string::npos);
+}
+
+TEST_CASE("CLZERO_HOST_WAIT names the host's wait without measuring", "[wait_environment]") {
+  Env& env = Env::get();
+  const char* env_value = std::getenv("CLZERO_HOST_WAIT");
+  REQUIRE(env_value != nullptr);
+  const std::string method = env_value;
+  REQUIRE((method == "map" || method == "poll" || method == "wait"));
+  const detail::WaitMethod w = detail::wait_method(env.context, env.device);
+  CHECK_FALSE(w.measured);
+  CHECK(w.map_at_view == (method == "map"));
+  CHECK(w.poll == (method != "wait"));
+  CHECK(w.reason == "CLZERO_HOST_WAIT=" + method);
+  // A lone tensor follows it; a TensorRing's slot never maps at the view.
+  MappedTensor<std::uint32_t, policy::Persistent> lone(env.context, env.queue, {64}, Intent::output);
+  TensorRing<std::uint32_t, policy::Persistent> ring(env.context, env.queue, {64}, Intent::output, 2);
+  for (MappedTensor<std::uint32_t, policy::Persistent>* t : {&lone, &ring[0], &ring[1]}) {
+    { auto dev = t->device_access(); }
+    const bool deferred = detail::host_side_deferred(t->policy(), 0);
+    CHECK(deferred == (method == "map" && t == &lone));
+    auto view = t->read_view();
+    CHECK(view[0] == 0u);  // nothing wrote it: still the zeros of the allocation
+  }
 }

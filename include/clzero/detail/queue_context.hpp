@@ -22,6 +22,10 @@ struct QueueContext {
   cl_platform_id platform = nullptr;
   bool out_of_order = false;
   bool spin = false;  // host views poll events before blocking (measured per device: detail/wait_method.hpp)
+  // Host views of mapped-at-rest tensors map (blocking) when they open rather
+  // than right after the kernels (measured per device; never in a TensorRing,
+  // whose views must not wait for the later inferences on the queue).
+  bool map_at_view = false;
   cl_ulong max_alloc = 0;
 
   /// Retains `context` and `queue` after checking that both are valid and
@@ -50,7 +54,9 @@ struct QueueContext {
           doing);
     check(clGetDeviceInfo(q.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof q.max_alloc, &q.max_alloc, nullptr),
           "clGetDeviceInfo", doing);
-    q.spin = wait_method(q.ctx(), q.device).poll;
+    const WaitMethod wait = wait_method(q.ctx(), q.device);
+    q.spin = wait.poll;
+    q.map_at_view = wait.map_at_view;
     return q;
   }
 

@@ -1,26 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the host waits for a device's commands, measured once per device.
 //
-// A host view waits for clzero's events either by blocking in
-// clWaitForEvents (the thread sleeps until the implementation wakes it) or by
-// polling the events' status first (no sleep and wake-up, one core busy).
-// Which is faster depends on the implementation, not on the kind of device:
-// measured interleaved in one process, a kernel's event polled after a flush
-// beat clWaitForEvents and clFinish on PoCL 3.1 on CPUs, even with 2 cores,
-// and clzero's views gained from polling on NVIDIA's driver 580
-// (docs/benchmarks.md, "Every legal sequence against clzero"). So the choice
-// is measured, like Auto's policy: the first tensor on a device times a small
-// kernel (1024 work-items, on a private queue of the engine's context)
-// finished each way, interleaved; polling is kept unless blocking is clearly
-// faster (below 0.9 times), and the result is kept for the device for the
-// rest of the process. Polling is bounded by set_spin_wait() (100 us by
-// default), after which the view blocks, so a long kernel does not keep a
-// core busy.
+// A host view waits for what makes the data visible in one of three ways:
+//   map    the view itself enqueues a blocking map (clEnqueueMapBuffer with
+//          CL_TRUE) after the kernels: one call, which submits the queue and
+//          returns when the data is there. Nothing is enqueued between the
+//          kernels and the view.
+//   poll   the map is enqueued (non-blocking) right after the kernels and
+//          submitted; the view polls its event's status (no sleep and
+//          wake-up, one core busy), then blocks after the spin budget.
+//   wait   the same map, and the view blocks in clWaitForEvents at once.
+// Which is fastest depends on the implementation, not on the kind of device:
+// measured interleaved in one process, a blocking map was both fresh and the
+// fastest wait on NVIDIA's driver 580 (H200), while polling beat blocking on
+// PoCL 3.1 on CPUs, even with 2 cores (docs/benchmarks.md, "Every legal
+// sequence against clzero"). So the choice is measured, like Auto's policy:
+// the first tensor on a device times a small kernel (1024 work-items, on a
+// private queue of the engine's context) whose output, a CL_MEM_ALLOC_HOST_PTR
+// buffer, is made visible each way, interleaved. A blocking map is kept only
+// where it beats both others clearly (below 0.95 times the faster), polling
+// unless clWaitForEvents beats it clearly (below 0.9 times); the result is
+// kept for the device for the rest of the process. Polling is bounded by
+// set_spin_wait() (100 us by default), after which the view blocks, so a long
+// kernel does not keep a core busy.
 //
-// CLZERO_WAIT_MEASURE=0 (or an OpenCL layer in OPENCL_LAYERS) skips the
-// measurement and keeps the rule it replaced (poll on devices with their own
-// processors, block on CPU devices); a measurement that fails for any reason
-// keeps that rule too and says why.
+// A map at the view waits for everything enqueued before it on the queue, so
+// a TensorRing's slots (whose views overlap later inferences) always map
+// right after their kernels and poll or wait.
+//
+// CLZERO_HOST_WAIT=map|poll|wait sets the method without measuring (tests run
+// every protocol on one device with it). CLZERO_WAIT_MEASURE=0 (or an OpenCL
+// layer in OPENCL_LAYERS) skips the measurement and keeps the rule it
+// replaced (poll on devices with their own processors, block on CPU devices,
+// never map at the view); a measurement that fails for any reason keeps that
+// rule too and says why.
 #pragma once
 
 #include <CL/cl.h>
@@ -49,14 +62,18 @@ __kernel void clzero_wait_probe(__global uint* out, uint value) { out[get_global
 constexpr std::size_t kProbeItems = 1024;
 // Blocking is chosen only if it beats polling by more than 10%.
 constexpr double kBlockMustWinBy = 0.9;
+// A map at the view is chosen only if it beats the faster wait by more than 5%.
+constexpr double kMapMustWinBy = 0.95;
 
 /// The wait a device's host views use, and the measurement behind it.
 struct WaitMethod {
-  bool poll = false;      ///< poll the events' status before blocking
-  bool measured = false;  ///< false: the device-type rule decided
-  double poll_us = 0;     ///< median of flush + polling until complete
-  double block_us = 0;    ///< median of flush + clWaitForEvents
-  std::string reason;     ///< a sentence for clzero-info and logs
+  bool poll = false;         ///< poll the events' status before blocking
+  bool map_at_view = false;  ///< host views of mapped tensors map, blocking, when they open
+  bool measured = false;     ///< false: the device-type rule (or CLZERO_HOST_WAIT) decided
+  double poll_us = 0;        ///< median of kernel, non-blocking map, flush, polling until complete
+  double block_us = 0;       ///< median of kernel, non-blocking map, flush, clWaitForEvents
+  double map_us = 0;         ///< median of kernel, blocking map
+  std::string reason;        ///< a sentence for clzero-info and logs
 };
 
 /// The rule used where nothing was measured: poll on GPUs and other devices
@@ -68,6 +85,18 @@ inline WaitMethod wait_rule(cl_device_id device, const std::string& why) {
   w.poll = (type & CL_DEVICE_TYPE_CPU) == 0;
   w.reason = why + (w.poll ? "; rule: poll first (not a CPU device)" : "; rule: block (a CPU device)");
   return w;
+}
+
+/// The method CLZERO_HOST_WAIT names ("map", "poll" or "wait"), or false.
+inline bool wait_from_environment(WaitMethod& w) {
+  const char* env = std::getenv("CLZERO_HOST_WAIT");
+  if (env == nullptr || env[0] == '\0') return false;
+  const std::string name = env;
+  if (name != "map" && name != "poll" && name != "wait") return false;
+  w.map_at_view = name == "map";
+  w.poll = name != "wait";
+  w.reason = "CLZERO_HOST_WAIT=" + name;
+  return true;
 }
 
 /// Times the two waits on a private queue of `context` (never the engine's).
@@ -95,7 +124,8 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
 #endif
     }
     if (rc != CL_SUCCESS || !queue) return wait_rule(device, "wait not measured (clCreateCommandQueue failed)");
-    MemHandle buffer = MemHandle::adopt(clCreateBuffer(context, CL_MEM_READ_WRITE, kProbeItems * 4, nullptr, &rc));
+    MemHandle buffer = MemHandle::adopt(
+        clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, kProbeItems * 4, nullptr, &rc));
     if (rc != CL_SUCCESS) return wait_rule(device, "wait not measured (clCreateBuffer failed)");
     const char* src = kProbeKernel;
     ProgramHandle program = ProgramHandle::adopt(clCreateProgramWithSource(context, 1, &src, nullptr, &rc));
@@ -108,18 +138,25 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
       return wait_rule(device, "wait not measured (clCreateKernel failed)");
     const cl_command_queue q = queue.get();
     using Clock = std::chrono::steady_clock;
-    // One short command finished one way; its time in microseconds, or a
-    // negative value if a call failed.
-    auto once = [&](bool poll, std::uint32_t value) -> double {
-      cl_event e = nullptr;
+    enum class Way { poll, wait, map };
+    // One small kernel's output made visible on the host one way; the time
+    // until the host holds the mapped pointer in microseconds, or a negative
+    // value if a call failed. The unmap after the timing is ordered before
+    // the next kernel by the in-order queue.
+    auto once = [&](Way way, std::uint32_t value) -> double {
       const auto t0 = Clock::now();
       const std::size_t items = kProbeItems;
       if (clSetKernelArg(kernel.get(), 1, sizeof value, &value) != CL_SUCCESS ||
-          clEnqueueNDRangeKernel(q, kernel.get(), 1, nullptr, &items, nullptr, 0, nullptr, &e) != CL_SUCCESS)
+          clEnqueueNDRangeKernel(q, kernel.get(), 1, nullptr, &items, nullptr, 0, nullptr, nullptr) != CL_SUCCESS)
         return -1;
+      cl_event e = nullptr;
+      const cl_bool blocking = way == Way::map ? CL_TRUE : CL_FALSE;
+      void* p = clEnqueueMapBuffer(q, mem, blocking, CL_MAP_READ, 0, kProbeItems * 4, 0, nullptr,
+                                   way == Way::map ? nullptr : &e, &rc);
+      if (rc != CL_SUCCESS) return -1;
       EventHandle event = EventHandle::adopt(e);
-      if (clFlush(q) != CL_SUCCESS) return -1;
-      if (poll) {
+      if (way != Way::map && clFlush(q) != CL_SUCCESS) return -1;
+      if (way == Way::poll) {
         // Bounded like a view's spin: a device that never reports
         // completion through polling falls back to blocking.
         const auto deadline = t0 + std::chrono::milliseconds(50);
@@ -134,22 +171,29 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
             break;
           }
         }
-      } else if (clWaitForEvents(1, &e) != CL_SUCCESS) {
+      } else if (way == Way::wait && clWaitForEvents(1, &e) != CL_SUCCESS) {
         return -1;
       }
-      return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      if (clEnqueueUnmapMemObject(q, mem, p, 0, nullptr, nullptr) != CL_SUCCESS) return -1;
+      return us;
     };
     constexpr int kWarmup = 6, kRounds = 25;
-    std::vector<double> polled, blocked;
+    std::vector<double> polled, blocked, mapped;
+    const Way order[3][3] = {
+        {Way::poll, Way::wait, Way::map}, {Way::wait, Way::map, Way::poll}, {Way::map, Way::poll, Way::wait}};
     for (int i = 0; i < kWarmup + kRounds; ++i) {
-      // Alternate which goes first, so that neither always follows the other.
-      const bool poll_first = (i % 2) == 0;
-      const double a = once(poll_first, static_cast<std::uint32_t>(2 * i + 1));
-      const double b = once(!poll_first, static_cast<std::uint32_t>(2 * i + 2));
-      if (a < 0 || b < 0) return wait_rule(device, "wait not measured (the probe kernel failed)");
-      if (i < kWarmup) continue;
-      (poll_first ? polled : blocked).push_back(a);
-      (poll_first ? blocked : polled).push_back(b);
+      // Rotate which goes first, so that none always follows another.
+      for (int k = 0; k < 3; ++k) {
+        const Way way = order[i % 3][k];
+        const double us = once(way, static_cast<std::uint32_t>(3 * i + k + 1));
+        if (us < 0) {
+          clFinish(q);
+          return wait_rule(device, "wait not measured (the probe kernel or its map failed)");
+        }
+        if (i < kWarmup) continue;
+        (way == Way::poll ? polled : way == Way::wait ? blocked : mapped).push_back(us);
+      }
     }
     clFinish(q);  // the private queue only
     auto median = [](std::vector<double> v) {
@@ -160,6 +204,7 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
     w.measured = true;
     w.poll_us = median(polled);
     w.block_us = median(blocked);
+    w.map_us = median(mapped);
     // Poll unless blocking is clearly faster. The probe can tie where a view
     // still gains from polling: on the H200 (NVIDIA driver 580.159.04) the
     // probe measured 12.6 us polled and 12.7 us blocked, while a view that
@@ -168,9 +213,11 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
     // (docs/bench/sequences/h200-nvidia.json, issue 11's run). Polling is
     // bounded by the spin budget, so where it loses it loses little.
     w.poll = !(w.block_us < kBlockMustWinBy * w.poll_us);
-    char text[160];
-    std::snprintf(text, sizeof text, "measured on a small kernel: polling %.1f us, clWaitForEvents %.1f us", w.poll_us,
-                  w.block_us);
+    w.map_at_view = w.map_us < kMapMustWinBy * std::min(w.poll_us, w.block_us);
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "measured on a small kernel: polling %.1f us, clWaitForEvents %.1f us, blocking map %.1f us",
+                  w.poll_us, w.block_us, w.map_us);
     w.reason = text;
     return w;
   }
@@ -190,9 +237,11 @@ inline WaitMethod wait_method(cl_context context, cl_device_id device) {
   // a tensor's calls one by one, which a measurement made for the first
   // tensor only would shift.
   const char* layers = std::getenv("OPENCL_LAYERS");
-  const WaitMethod w = env != nullptr && env[0] == '0'          ? wait_rule(device, "CLZERO_WAIT_MEASURE=0")
-                       : layers != nullptr && layers[0] != '\0' ? wait_rule(device, "under an OpenCL layer")
-                                                                : measure_wait(context, device);
+  WaitMethod w;
+  if (!wait_from_environment(w))
+    w = env != nullptr && env[0] == '0'          ? wait_rule(device, "CLZERO_WAIT_MEASURE=0")
+        : layers != nullptr && layers[0] != '\0' ? wait_rule(device, "under an OpenCL layer")
+                                                 : measure_wait(context, device);
   cache.emplace(device, w);
   return w;
 }

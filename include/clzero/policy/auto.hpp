@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "clzero/allocation.hpp"
+#include "clzero/detail/host_side.hpp"
 #include "clzero/detail/queue_context.hpp"
 #include "clzero/device_caps.hpp"
 #include "clzero/error.hpp"
@@ -147,6 +148,14 @@ class Auto {
   /// The chosen policy's host_ready() query (policy protocol, docs/api.md).
   bool host_ready() const {
     return visit([&](const auto& p) { return p.host_ready(); });
+  }
+  /// The chosen policy's host_side_deferred() query, false where it has none (policy protocol, docs/api.md).
+  bool host_side_deferred() const noexcept {
+    return visit([&](const auto& p) noexcept { return detail::host_side_deferred(p, 0); });
+  }
+  /// The chosen policy's start_host() step, where it has one (policy protocol, docs/api.md).
+  void start_host() {
+    visit([&](auto& p) { detail::start_host(p, 0); });
   }
   /// The chosen policy's bind() (policy protocol, docs/api.md).
   void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const {

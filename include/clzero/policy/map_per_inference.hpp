@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// policy::MapPerInference: unmapped at rest. A host view maps (blocking) and
-// its end unmaps. What engines such as MNN (2019) and TNN do today: simple,
+// policy::MapPerInference: unmapped at rest. A host view maps and its end
+// unmaps. What engines such as MNN (2019) and TNN do today: simple,
 // correct everywhere, and the baseline the other policies are measured against.
 //
 // The protocol:
 //   allocate   one cl_mem (an Allocation kind), zeroed; not mapped.
 //   to device  nothing to unmap; the kernel waits on the last unmap's event.
 //   to host    remember the events that used the tensor.
-//   host view  blocking map after those events; the last view's end unmaps.
+//   host view  map after those events (blocking, or submitted and then polled
+//              or waited for: the device's measured host wait); the last
+//              view's end unmaps.
 //   release    wait for the last unmap, then free.
 //
-// The blocking map joins the engine's in-order queue, so it also waits for
-// everything enqueued before it, not just the producer: the cost engines pay
-// today, which Persistent avoids by enqueueing its map right after the producer.
+// The map joins the engine's in-order queue when the view opens, so it also
+// waits for everything enqueued before it, not just the producer: the cost
+// engines pay today, which Persistent in a TensorRing avoids by enqueueing
+// its map right after the producer.
 #pragma once
 
 #include <CL/cl.h>
@@ -21,6 +24,7 @@
 
 #include "clzero/allocation.hpp"
 #include "clzero/detail/buffer_storage.hpp"
+#include "clzero/detail/host_side.hpp"
 #include "clzero/detail/queue_context.hpp"
 #include "clzero/error.hpp"
 #include "clzero/events.hpp"
@@ -30,7 +34,7 @@
 namespace clzero {
 namespace policy {
 
-/// Unmapped at rest: each host view maps (blocking clEnqueueMapBuffer) and its end
+/// Unmapped at rest: each host view maps (clEnqueueMapBuffer) and its end
 /// unmaps. Correct everywhere, the baseline the other policies are measured against.
 class MapPerInference {
  public:
@@ -77,19 +81,60 @@ class MapPerInference {
     pending_.swap(used_by);
   }
 
-  /// Host view (policy protocol, docs/api.md): waits for the producers, then a blocking clEnqueueMapBuffer.
-  /// The whole tensor is mapped, so that views of several parts (a TensorArena) opened together share one
-  /// map; an input's map invalidates only for a view of all of it (`overwrite_all`), else it keeps the
-  /// contents the view does not cover: the unmap writes back all it mapped.
+  /// Host view (policy protocol, docs/api.md): maps the whole tensor after its producers, then waits
+  /// the device's way. The whole tensor is mapped, so that views of several parts (a TensorArena)
+  /// opened together share one map; an input's map invalidates only for a view of all of it
+  /// (`overwrite_all`), else it keeps the contents the view does not cover: the unmap writes back all
+  /// it mapped.
   void* host_pointer(bool overwrite_all) {
-    // Wait for the commands the map depends on first, then map with an empty
-    // wait list: PoCL 3.1 never returns from a blocking map whose wait list
-    // holds an event that ended in error. A failure is reported here, once.
-    detail::wait_for(pending_, q_.spin, "MapPerInference: waiting for the commands that produced the tensor");
-    ptr_ = storage_.map(q_.q(), detail::host_map_flags(intent_, overwrite_all), CL_TRUE, EventList{}, nullptr, name);
+    // On the engine's in-order queue the map follows the producers by the
+    // queue's order and gets no wait list: PoCL 3.1 never returns from a
+    // blocking map whose wait list holds an event that ended in error.
+    // Anything else the host waits for first (detail/host_side.hpp).
+    constexpr const char* step = "MapPerInference: waiting for the commands that produced the tensor";
+    const bool ordered = detail::complete_or_ordered(pending_, q_, name, step);
+    const cl_map_flags flags = detail::host_map_flags(intent_, overwrite_all);
+    if (q_.map_at_view) {  // the device's fastest wait: one blocking call (detail/wait_method.hpp)
+      ptr_ = storage_.map(q_.q(), flags, CL_TRUE, EventList{}, nullptr, name);
+    } else {  // submitted, then polled or waited for
+      EventList mapped;
+      cl_event e = nullptr;
+      void* p = storage_.map(q_.q(), flags, CL_FALSE, EventList{}, &e, name);
+      mapped.adopt(e);
+      const char* api = "clFlush";
+      const char* doing = "submitting the map that makes the tensor visible to the host";
+      cl_int rc = clFlush(q_.q());
+      if (rc == CL_SUCCESS) {
+        api = "clWaitForEvents";
+        doing = "waiting for the map of a host view";
+        rc = detail::await(mapped, q_.spin);
+      }
+      if (rc != CL_SUCCESS) {
+        // The view fails. A map still running is waited for; one that
+        // completed is unmapped again (no view holds it); one that ended in
+        // error mapped nothing.
+        if (!detail::all_finished(mapped))
+          detail::wait_quietly(mapped, q_, "MapPerInference: waiting for the map of a view that failed");
+        cl_int status = CL_COMPLETE;
+        if (detail::event_status(e, status) && status == CL_COMPLETE) {
+          ptr_ = p;
+          end_host(false);
+        }
+        detail::check(rc, api, name, doing);
+      }
+      ptr_ = p;
+    }
     unmapped_.clear();
+    const cl_int failed = ordered ? detail::take_failure(pending_) : CL_SUCCESS;
+    if (failed != CL_SUCCESS) {
+      end_host(false);  // no view is made: unmap what was mapped for it
+      detail::check(failed, "clWaitForEvents", name, step);
+    }
     return ptr_;
   }
+
+  /// Nothing is enqueued for the host until a view opens (policy protocol, docs/api.md).
+  bool host_side_deferred() const noexcept { return true; }
 
   /// View ended (policy protocol, docs/api.md): clEnqueueUnmapMemObject; false if it failed.
   bool end_host(bool /*host_wrote*/) noexcept {

@@ -12,6 +12,13 @@
 //   host view  wait for the map's event only (never the whole queue).
 //   release    unmap, wait for the unmap, then free.
 //
+// Where the device's measured host wait is a map at the view
+// (detail/wait_method.hpp; NVIDIA's driver 580), "to host" enqueues nothing
+// and the view maps with a blocking clEnqueueMapBuffer: the fastest legal
+// sequence there, fresh even on host-located memory, whose non-blocking map
+// completes early. host_ready() (which must not block) enqueues the
+// non-blocking map instead, as does every slot of a TensorRing.
+//
 // Inputs (Intent::input) are the exception: they are mapped only when the
 // host opens a write view, not at rest. An input the engine hands to the
 // device again without writing it keeps its contents (engines reuse constant
@@ -37,6 +44,7 @@
 
 #include "clzero/allocation.hpp"
 #include "clzero/detail/buffer_storage.hpp"
+#include "clzero/detail/host_side.hpp"
 #include "clzero/detail/queue_context.hpp"
 #include "clzero/error.hpp"
 #include "clzero/events.hpp"
@@ -80,7 +88,8 @@ class MappedAtRest {
         flags_(host_map_flags(intent)),
         who_(who),
         wait_for_producers_(wait_for_producers),
-        on_write_view_(intent == Intent::input) {
+        on_write_view_(intent == Intent::input),
+        map_at_view_(q.map_at_view) {
     EventList filled;
     if (host_reads(intent)) {
       cl_event fill = nullptr;
@@ -156,7 +165,7 @@ class MappedAtRest {
       return;
     }
     in_flight_.clear();
-    if (on_write_view_) {  // an input: mapped when the host writes it, after these
+    if (on_write_view_ || map_at_view_) {  // mapped when the host opens a view, after these
       in_flight_.swap(used_by);
       return;
     }
@@ -164,9 +173,35 @@ class MappedAtRest {
     map_async(used_by, flags_);
   }
 
+  /// Nothing makes the data visible yet: the next view maps, blocking, and
+  /// that one call submits the queue (TensorCore then flushes nothing).
+  bool host_side_deferred() const noexcept { return !mapped_ && map_at_view_; }
+
+  /// Starts making the data visible without blocking, for host_ready(): the
+  /// non-blocking map a deferred view would have made (and, where the map
+  /// completes early, a marker standing for the producers if none was
+  /// recorded), submitted.
+  void start_host() {
+    if (mapped_ || !map_at_view_ || on_write_view_) return;
+    EventList used;
+    used.swap(in_flight_);
+    if (wait_for_producers_) {
+      if (used.empty()) {
+        cl_event marker = nullptr;
+        check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList", who_,
+              "ordering the map after the tensor's producers");
+        used.adopt(marker);
+      }
+      in_flight_.append(used);
+    }
+    map_async(used, flags_);
+    check(clFlush(q_.q()), "clFlush", who_, "submitting the map that makes the tensor visible to the host");
+  }
+
   /// Blocks until the current mapping is usable; returns its pointer.
   /// `overwrite_all`: the view is a write view of the whole tensor.
   void* host_pointer(bool overwrite_all) {
+    if (!mapped_ && map_at_view_) return map_blocking(overwrite_all);
     if (!mapped_) {
       // An input the host now writes (mapped after the commands of the last
       // access), or the last map ended in error, so nothing is mapped: map
@@ -218,13 +253,14 @@ class MappedAtRest {
 
   /// Whether the host's side waits on the events of the device access
   /// itself, so that they must exist even on an in-order queue.
-  bool needs_events() const noexcept { return wait_for_producers_; }
+  /// A map at the view is fresh without them.
+  bool needs_events() const noexcept { return wait_for_producers_ && !map_at_view_; }
   /// The release leaves memory that commands may still use allocated.
   void keep_memory() noexcept { storage_.keep_memory(); }
 
   /// Whether a host view would open without blocking.
   bool host_ready() const {
-    if (!mapped_) return in_flight_.complete();  // the view's map waits for these only
+    if (!mapped_) return in_flight_.complete();  // the view's map waits for these only (start_host ran)
     return ready_.complete() && (!wait_for_producers_ || in_flight_.complete());
   }
 
@@ -237,6 +273,23 @@ class MappedAtRest {
   const Storage& storage() const noexcept { return storage_; }
 
  private:
+  // The view's blocking map. The commands of this in-order queue come before
+  // it by the queue's own order, so the map gets no wait list, and none is
+  // better: PoCL 3.1 never returns from a blocking map whose wait list holds
+  // an event that ended in error. Anything else (another queue's commands, an
+  // out-of-order queue) the host waits for first. A producer that ended in
+  // error fails the view, as the map waiting on it would have.
+  void* map_blocking(bool overwrite_all) {
+    constexpr const char* step = "waiting for the commands that produced the tensor";
+    const bool ordered = complete_or_ordered(in_flight_, q_, who_, step);
+    const cl_map_flags flags = on_write_view_ ? host_map_flags(Intent::input, overwrite_all) : flags_;
+    ptr_ = storage_.map(q_.q(), flags, CL_TRUE, EventList{}, nullptr, who_);
+    mapped_ = true;
+    ready_.clear();
+    if (ordered) check(take_failure(in_flight_), "clWaitForEvents", who_, step);  // stays mapped, at rest
+    return ptr_;
+  }
+
   void map_async(const EventList& after, cl_map_flags flags) {
     cl_event mapped = nullptr;
     void* p = storage_.map(q_.q(), flags, CL_FALSE, after, &mapped, who_);
@@ -281,11 +334,12 @@ class MappedAtRest {
   const char* who_;
   bool wait_for_producers_;
   bool on_write_view_;  // an input: mapped by the host's write view, not at rest (see the top of this file)
+  bool map_at_view_;    // the view maps, blocking (the device's measured host wait); not in a TensorRing
   void* ptr_ = nullptr;
   bool mapped_ = false;
-  EventList ready_;      // the current map's event, until it has been waited for
-  EventList in_flight_;  // commands of the last access not yet waited for (see wait_for_producers),
-                         // and the readers of a mapping kept through Access::read accesses
+  EventList ready_;         // the current map's event, until it has been waited for
+  EventList in_flight_;     // commands of the last access not yet waited for (see wait_for_producers),
+                            // and the readers of a mapping kept through Access::read accesses
   EventList before_unmap_;  // what the next unmap waits for; kept to reuse its storage
 };
 

@@ -74,6 +74,12 @@ class Svm {
   bool end_host(bool wrote) noexcept { return fine_ ? fine_->end_host(wrote) : coarse_->end_host(wrote); }
   /// Whether a view would open without blocking (policy protocol, docs/api.md).
   bool host_ready() const { return fine_ ? fine_->host_ready() : coarse_->host_ready(); }
+  /// Query (policy protocol, docs/api.md): coarse grain may leave its map to the view.
+  bool host_side_deferred() const noexcept { return coarse_ && coarse_->host_side_deferred(); }
+  /// Starts a map left to the view without blocking (policy protocol, docs/api.md).
+  void start_host() {
+    if (coarse_) coarse_->start_host();
+  }
   /// Query (policy protocol, docs/api.md): fine grain waits on the access's events themselves.
   bool needs_events() const noexcept { return fine_ ? fine_->needs_events() : coarse_->needs_events(); }
   /// Leave the SVM allocated at release: kernels may still use it (policy protocol, docs/api.md).

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the policies share for a host side made when the view opens (a
+// blocking map at the view, detail/wait_method.hpp), and how TensorCore asks
+// a policy whether its host side is waiting for the view.
+#pragma once
+
+#include <CL/cl.h>
+
+#include "clzero/detail/queue_context.hpp"
+#include "clzero/error.hpp"
+#include "clzero/events.hpp"
+
+namespace clzero {
+namespace detail {
+
+/// Whether `events` are all commands of the tensor's queue and that queue is
+/// in order: then a command enqueued there now runs after them with no wait
+/// list. One clGetEventInfo per event.
+inline bool ordered_by_queue(const EventList& events, const QueueContext& q, const char* who) {
+  if (q.out_of_order) return false;
+  for (cl_event e : events) {
+    cl_command_queue owner = nullptr;
+    check(clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof owner, &owner, nullptr), "clGetEventInfo", who,
+          "finding the queue of a command that used the tensor");
+    if (owner != q.q()) return false;
+  }
+  return true;
+}
+
+/// After a command that the queue ordered behind `events` has completed
+/// (so have they): what a wait list holding them would have reported
+/// (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if one ended in error, else
+/// CL_SUCCESS); empties the list. Status queries only.
+inline cl_int take_failure(EventList& events) noexcept {
+  cl_int failed = CL_SUCCESS;
+  for (cl_event e : events) {
+    cl_int status = CL_COMPLETE;
+    if (event_status(e, status) && status < 0) failed = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  }
+  events.clear();
+  return failed;
+}
+
+/// Makes `events` complete before a command with no wait list is enqueued on
+/// the tensor's queue, unless the queue's order does it: the host waits for
+/// them (after a marker standing for everything enqueued so far, on an
+/// out-of-order queue with nothing recorded). Returns whether the queue
+/// orders them, in which case they are left to take_failure.
+inline bool complete_or_ordered(EventList& events, const QueueContext& q, const char* who, const char* step) {
+  if (ordered_by_queue(events, q, who)) return true;
+  if (events.empty() && q.out_of_order) {
+    cl_event marker = nullptr;
+    check(clEnqueueMarkerWithWaitList(q.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList", who,
+          "ordering the host's side after the tensor's last commands");
+    events.adopt(marker);
+  }
+  check(clFlush(q.q()), "clFlush", who, "submitting the commands the host waits for");
+  wait_for(events, q.spin, step);
+  return false;
+}
+
+/// Policy query, optional: whether nothing makes the data visible yet, the
+/// next view making it (a map, blocking or submitted by the view itself).
+/// TensorCore then flushes neither at the end of the access nor at the view.
+template <class P>
+auto host_side_deferred(const P& policy, int) -> decltype(policy.host_side_deferred()) {
+  return policy.host_side_deferred();
+}
+template <class P>
+bool host_side_deferred(const P& /*policy*/, long) {
+  return false;
+}
+
+/// Policy step, optional: start the deferred host side without blocking
+/// (for host_ready(), which only polls).
+template <class P>
+auto start_host(P& policy, int) -> decltype(policy.start_host()) {
+  policy.start_host();
+}
+template <class P>
+void start_host(P& /*policy*/, long) {}
+
+}  // namespace detail
+}  // namespace clzero
