@@ -218,6 +218,13 @@ inline Catalogue pipelined_catalogue(const clzero::DeviceCaps& caps) {
     for (auto& p : clzero_policies(caps, k))
       c.variants.push_back({ring_name + ".clzero." + p.name, "clzero", p.family, p.allocation, "", k, p.make});
   }
+  // The ring of 2 again with views that poll for up to 20 ms (the default is
+  // 100 us, then clWaitForEvents): what the spin budget costs a ring whose
+  // views wait for a large transfer.
+  c.variants.push_back(
+      {"ring2.clzero.Auto.spin_20ms", "clzero", "", "", "", 2, [](std::size_t n) -> std::unique_ptr<Sequence> {
+         return std::make_unique<ClzeroRing<clzero::policy::Auto>>(n, 2, clzero::policy::Auto::Options{}, 20000);
+       }});
   return c;
 }
 

@@ -13,6 +13,7 @@
 
 #include <clzero/clzero.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -234,13 +235,28 @@ class ClzeroSequence final : public SerialSequence {
 };
 
 /// clzero's TensorRing: the same block order as the hand-written rings.
+/// `spin_us` > 0 sets clzero's spin budget (set_spin_wait) for this
+/// variant's blocks only, to price the default budget against the
+/// hand-written rings, which poll without a bound.
 template <class Policy>
 class ClzeroRing final : public Sequence {
  public:
-  ClzeroRing(std::size_t n, std::size_t slots, const typename Policy::Options& options)
-      : n_(n), ring_(Rig::get().ctx(), q_, clzero::Shape{n}, clzero::Intent::output, slots, options) {}
+  ClzeroRing(std::size_t n, std::size_t slots, const typename Policy::Options& options, long long spin_us = 0)
+      : n_(n),
+        ring_(Rig::get().ctx(), q_, clzero::Shape{n}, clzero::Intent::output, slots, options),
+        spin_us_(spin_us) {}
 
   std::size_t run_block(std::uint32_t first, std::size_t count) override {
+    if (spin_us_ <= 0) return run_ring(first, count);
+    const long long before = clzero::detail::spin_wait_ns().load();
+    clzero::set_spin_wait(std::chrono::microseconds(spin_us_));
+    const std::size_t stale = run_ring(first, count);
+    clzero::set_spin_wait(std::chrono::nanoseconds(before));
+    return stale;
+  }
+
+ private:
+  std::size_t run_ring(std::uint32_t first, std::size_t count) {
     const std::size_t k = ring_.slots();
     iters_.resize(count);
     std::uint32_t iter = first;
@@ -257,7 +273,6 @@ class ClzeroRing final : public Sequence {
     return stale;
   }
 
- private:
   void enqueue(std::size_t inference, std::uint32_t iter) {
     auto dev = ring_[inference].device_access();
     dev.bind(kernel_.get(), 0);
@@ -268,6 +283,7 @@ class ClzeroRing final : public Sequence {
   clzero::KernelHandle kernel_ = Rig::get().make_kernel();
   std::size_t n_;
   clzero::TensorRing<std::uint32_t, Policy> ring_;
+  long long spin_us_;
   std::vector<std::uint32_t> iters_;
 };
 
