@@ -94,6 +94,14 @@ TEST_CASE("Persistent over NVIDIA host-pinned memory gives fresh data, or says t
   where_supported<policy::Persistent>({Allocation::nv_host_pinned()}, "cl_nv_create_buffer");
 }
 
+// A view that polled only the map's event read stale elements on the H200
+// (NVIDIA's driver 580: the map of host-located memory completes before the
+// kernel's writes land), in clzero_sequences at cb6482c.
+TEST_CASE("MapPerInference over NVIDIA host-pinned memory gives fresh data, or says the device lacks it",
+          "[freshness]") {
+  where_supported<policy::MapPerInference>({Allocation::nv_host_pinned()}, "cl_nv_create_buffer");
+}
+
 TEST_CASE("CopyToPinned gives fresh data every inference", "[freshness]") {
   every_intent_every_size<policy::CopyToPinned>({});
 }

@@ -107,7 +107,7 @@ inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
                             wait_name(w), 1, make<MapSequence>(a, false, w)});
     std::vector<Wait> waits = {Wait::blocking, Wait::wait, Wait::wait_both, Wait::poll, Wait::poll_both};
     if (a == RawAllocation::alloc_host_ptr || a == RawAllocation::nv_host_pinned)
-      waits.push_back(Wait::blocking_flushed);
+      waits.insert(waits.end(), {Wait::blocking_events, Wait::blocking_flushed});
     for (Wait w : waits)
       c.variants.push_back({"legal.at_rest." + an + "." + wait_name(w), "legal", "mapped_at_rest", an, wait_name(w), 1,
                             make<MapSequence>(a, true, w)});

@@ -14,11 +14,13 @@
 //   wait_both  clWaitForEvents on the kernel's and the last command's events
 //   poll       clGetEventInfo in a loop on the last command's event
 //   poll_both  the same on the kernel's event, then on the last command's
-//   blocking_flushed  blocking, with what a library must add where kernels
-//              may run on another queue: the unmap's event handed to the
-//              kernel, the queue flushed after the unmap (OpenCL 3.0 section
-//              5.13), the kernel's event recorded (what clzero's
-//              map-at-view protocol enqueues; it prices those calls)
+//   blocking_events   blocking, with the unmap's and the kernel's events
+//              created (what clzero's map-at-view protocol enqueues on the
+//              tensor's own in-order queue; it prices the two events)
+//   blocking_flushed  the same, with the unmap's event in the kernel's wait
+//              list and the queue flushed after the unmap: what kernels on
+//              another queue need (OpenCL 3.0 section 5.13); it prices the
+//              flush that wait_list(queue) saves on the tensor's own queue
 // Every non-blocking variant flushes the queue before it waits.
 #pragma once
 
@@ -37,7 +39,7 @@ namespace clzero_seq {
 using clzero_bench::RawAllocation;
 using clzero_bench::RawBuffer;
 
-enum class Wait { blocking, wait, wait_both, poll, poll_both, blocking_flushed };
+enum class Wait { blocking, wait, wait_both, poll, poll_both, blocking_events, blocking_flushed };
 
 inline const char* wait_name(Wait w) {
   switch (w) {
@@ -46,6 +48,7 @@ inline const char* wait_name(Wait w) {
     case Wait::wait_both: return "wait_both";
     case Wait::poll: return "poll";
     case Wait::poll_both: return "poll_both";
+    case Wait::blocking_events: return "blocking_events";
     case Wait::blocking_flushed: return "blocking_flushed";
   }
   return "?";
@@ -62,13 +65,14 @@ inline const char* allocation_name(RawAllocation a) {
 }
 
 inline bool needs_kernel_event(Wait w) {
-  return w == Wait::wait_both || w == Wait::poll_both || w == Wait::blocking_flushed;
+  return w == Wait::wait_both || w == Wait::poll_both || w == Wait::blocking_events || w == Wait::blocking_flushed;
 }
 
 /// After a flush: waits the non-blocking way `w` for `last` (and `kernel`).
 inline void await(Wait w, cl_event kernel, cl_event last) {
   switch (w) {
     case Wait::blocking:
+    case Wait::blocking_events:
     case Wait::blocking_flushed: break;
     case Wait::wait: ok(clWaitForEvents(1, &last), "clWaitForEvents"); break;
     case Wait::wait_both: {
@@ -103,19 +107,20 @@ class MapSequence final : public SerialSequence {
   std::size_t run(std::uint32_t iter) override {
     const cl_mem m = buffer_.mem();
     const bool flushed = wait_ == Wait::blocking_flushed;
+    const bool events = flushed || wait_ == Wait::blocking_events;
     if (at_rest_) {
-      ok(clEnqueueUnmapMemObject(q_, m, host_, 0, nullptr, flushed ? unmapped_.out() : nullptr),
+      ok(clEnqueueUnmapMemObject(q_, m, host_, 0, nullptr, events ? unmapped_.out() : nullptr),
          "clEnqueueUnmapMemObject");
       host_ = nullptr;
       if (flushed) ok(clFlush(q_), "clFlush");
     }
-    const cl_event after_unmap = unmapped_.get();
+    const cl_event after_unmap = flushed ? unmapped_.get() : nullptr;
     enqueue_producer(q_, kernel_.get(), n_, iter, after_unmap != nullptr ? 1 : 0,
                      after_unmap != nullptr ? &after_unmap : nullptr,
                      needs_kernel_event(wait_) ? kernel_done_.out() : nullptr);
     cl_int rc = CL_SUCCESS;
     void* p = nullptr;
-    if (wait_ == Wait::blocking || flushed) {
+    if (wait_ == Wait::blocking || events) {
       p = clEnqueueMapBuffer(q_, m, CL_TRUE, CL_MAP_READ, 0, buffer_.bytes(), 0, nullptr, nullptr, &rc);
       ok(rc, "clEnqueueMapBuffer");
     } else {

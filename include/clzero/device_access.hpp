@@ -22,12 +22,13 @@ namespace clzero {
 ///     auto dev = tensor.device_access();
 ///     dev.bind(kernel, 0);
 ///     clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &n, nullptr,
-///                            dev.wait_count(), dev.wait_list(), dev.event_slot());
+///                            dev.wait_count(queue), dev.wait_list(queue), dev.event_slot());
 ///     dev.end();  // or let it go out of scope
 ///
-/// On an in-order queue the events are optional; on an out-of-order queue (or
-/// when the kernels run on another queue) they are what orders the kernels
-/// after the unmap and the host's map after the kernels.
+/// On the tensor's own in-order queue the events are optional (the queue
+/// orders the kernels; wait_list(queue) is then empty); on an out-of-order
+/// queue (or when the kernels run on another queue) they are what orders the
+/// kernels after the unmap and the host's map after the kernels.
 class DeviceAccess {
  public:
   /// Not copyable: one access hands the tensor over once, and ends once.
@@ -74,21 +75,40 @@ class DeviceAccess {
 
   /// The events the kernels must wait on before touching the tensor (the
   /// unmap or upload clzero enqueued). Pass them as the enqueue's wait list.
-  cl_uint wait_count() const { return state("DeviceAccess::wait_count")->waits.count(); }
+  /// Handing them out submits the tensor's queue (clFlush, once per access),
+  /// since the kernels may run on another queue (OpenCL 3.0 section 5.13).
+  cl_uint wait_count() const { return submitted("DeviceAccess::wait_count")->waits.count(); }
   /// The wait list for wait_count(); null when there is nothing to wait for, as the
   /// clEnqueue* calls require (CL_INVALID_EVENT_WAIT_LIST otherwise).
-  const cl_event* wait_list() const { return state("DeviceAccess::wait_list")->waits.data(); }
+  const cl_event* wait_list() const { return submitted("DeviceAccess::wait_list")->waits.data(); }
   /// The same events as an EventList, e.g. to merge into the engine's own list.
-  const EventList& waits() const { return state("DeviceAccess::waits")->waits; }
+  const EventList& waits() const { return submitted("DeviceAccess::waits")->waits; }
+
+  /// wait_count() for kernels enqueued on `queue`: 0 when `queue` is the
+  /// tensor's own in-order queue, which runs them after clzero's commands by
+  /// itself (no events, no flush: the fastest legal sequence); otherwise
+  /// wait_count().
+  cl_uint wait_count(cl_command_queue queue) const {
+    detail::TensorState* s = state("DeviceAccess::wait_count");
+    return s->orders(queue) ? 0 : submitted("DeviceAccess::wait_count")->waits.count();
+  }
+  /// The wait list for wait_count(queue): null for the tensor's own in-order queue.
+  const cl_event* wait_list(cl_command_queue queue) const {
+    detail::TensorState* s = state("DeviceAccess::wait_list");
+    return s->orders(queue) ? nullptr : submitted("DeviceAccess::wait_list")->waits.data();
+  }
 
   /// For libraries whose calls take no wait list (CLBlast, clBLAS): enqueues
   /// on `queue` a barrier that waits for this access's events, so what is
   /// enqueued after it on that queue starts only once the tensor is legal for
   /// kernels (clEnqueueBarrierWithWaitList, OpenCL 1.2). Nothing to do when
-  /// there are no events to wait for.
+  /// there are no events to wait for, or `queue` is the tensor's own
+  /// in-order queue.
   void enqueue_barrier(cl_command_queue queue) const {
-    const EventList& w = state("DeviceAccess::enqueue_barrier")->waits;
-    if (w.empty()) return;
+    detail::TensorState* s = state("DeviceAccess::enqueue_barrier");
+    if (s->waits.empty() || s->orders(queue)) return;
+    s->submit_waits();
+    const EventList& w = s->waits;
     detail::check(clEnqueueBarrierWithWaitList(queue, w.count(), w.data(), nullptr), "clEnqueueBarrierWithWaitList",
                   "DeviceAccess::enqueue_barrier");
   }
@@ -136,6 +156,11 @@ class DeviceAccess {
     if (!state_)
       detail::raise_misuse(what, "this DeviceAccess has ended; start a new one with MappedTensor::device_access()");
     return state_.get();
+  }
+  detail::TensorState* submitted(const char* what) const {
+    detail::TensorState* s = state(what);
+    s->submit_waits();
+    return s;
   }
 
   void collect_slot(detail::TensorState* s) {

@@ -76,15 +76,25 @@ class TensorCore final : public TensorState {
     policy_.to_device(access, host_wrote_, waits);  // nothing below can fail: the tensor is the device's now
     host_wrote_ = false;
     device_open_ = true;
-    DeviceAccess opened(std::move(self), access);
     // The kernels may run on another queue and wait on what clzero just
     // enqueued here (an unmap, an upload): a wait on an event of a queue that
-    // was never flushed may never end (OpenCL 3.0 section 5.13), and the
-    // engine cannot know to flush the tensor's queue. clFlush never waits.
-    // Should it fail, the access is ended again by `opened`'s destructor.
-    if (!waits.empty()) check(clFlush(q_.q()), "clFlush", doing, "submitting the commands the kernels wait on");
-    return opened;
+    // was never flushed may never end (OpenCL 3.0 section 5.13). So the
+    // queue is flushed as soon as the events are handed out for anything but
+    // this in-order queue (submit_waits), not here: kernels on this queue
+    // need no flush, which would cost a submission every inference, and the
+    // end of the access or the view submits them.
+    waits_submitted_ = waits.empty();
+    return DeviceAccess(std::move(self), access);
   }
+
+  void submit_waits() override {
+    if (waits_submitted_) return;
+    check(clFlush(q_.q()), "clFlush", "DeviceAccess: handing out the events the kernels wait on",
+          "submitting the commands they name");
+    waits_submitted_ = true;
+  }
+
+  bool orders(cl_command_queue queue) const noexcept override { return queue == q_.q() && !q_.out_of_order; }
 
   void end_device_access(Access access) override {
     device_open_ = false;
@@ -321,6 +331,7 @@ class TensorCore final : public TensorState {
   std::size_t views_ = 0;
   bool device_open_ = false;
   bool host_wrote_ = false;
+  bool waits_submitted_ = true;  // the open access's waits were flushed (or there are none)
   bool unflushed_ = false;  // the last access's end did not submit the queue (host side deferred, or a failed flush)
   std::string broken_;
 };
@@ -484,7 +495,10 @@ class MappedTensor {
                const Options& options) {
     constexpr const char* doing = "MappedTensor: constructing";
     detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
-    if (slot == Slot::in_ring) q.map_at_view = false;
+    if (slot == Slot::in_ring) {
+      q.map_at_view = false;
+      q.in_ring = true;
+    }
     if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
       detail::raise_invalid(doing,
                             "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +

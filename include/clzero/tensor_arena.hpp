@@ -128,6 +128,16 @@ class ArenaAccess {
     require_open("ArenaAccess::wait_list");
     return access_.wait_list();
   }
+  /// As DeviceAccess::wait_count(queue): 0 for the arena's own in-order queue.
+  cl_uint wait_count(cl_command_queue queue) const {
+    require_open("ArenaAccess::wait_count");
+    return access_.wait_count(queue);
+  }
+  /// As DeviceAccess::wait_list(queue): null for the arena's own in-order queue.
+  const cl_event* wait_list(cl_command_queue queue) const {
+    require_open("ArenaAccess::wait_list");
+    return access_.wait_list(queue);
+  }
   /// As DeviceAccess::waits(): the same events as an EventList.
   const EventList& waits() const {
     require_open("ArenaAccess::waits");

@@ -25,6 +25,13 @@ class TensorState {
   virtual cl_mem buffer() const noexcept = 0;
   virtual void* svm_pointer() const noexcept = 0;
   virtual const char* policy_name() const noexcept = 0;
+  /// Submits the tensor's queue (once per access) before the access's events
+  /// are handed out: a kernel on another queue that waits on a command no
+  /// flush submitted may wait for ever (OpenCL 3.0 section 5.13).
+  virtual void submit_waits() = 0;
+  /// Whether commands enqueued on `queue` now run after the access's waits
+  /// with no wait list: `queue` is the tensor's own in-order queue.
+  virtual bool orders(cl_command_queue queue) const noexcept = 0;
 
   /// Reused every inference so that the steady state allocates nothing.
   EventList waits;    // what the kernel of the open device access waits on

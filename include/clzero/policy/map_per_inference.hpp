@@ -94,7 +94,12 @@ class MapPerInference {
     constexpr const char* step = "MapPerInference: waiting for the commands that produced the tensor";
     const bool ordered = detail::complete_or_ordered(pending_, q_, name, step);
     const cl_map_flags flags = detail::host_map_flags(intent_, overwrite_all);
-    if (q_.map_at_view) {  // the device's fastest wait: one blocking call (detail/wait_method.hpp)
+    // One blocking call where the device's measured wait says so
+    // (detail/wait_method.hpp), and on NVIDIA's host-located memory, whose
+    // non-blocking map completes before the producer's writes land
+    // (policy::Persistent): a view that polled the map alone read stale
+    // elements on the H200 (docs/drivers.md).
+    if (q_.map_at_view || allocation_.kind() == Allocation::Kind::nv_host_pinned) {
       ptr_ = storage_.map(q_.q(), flags, CL_TRUE, EventList{}, nullptr, name);
     } else {  // submitted, then polled or waited for
       EventList mapped;

@@ -13,11 +13,14 @@
 //   release    unmap, wait for the unmap, then free.
 //
 // Where the device's measured host wait is a map at the view
-// (detail/wait_method.hpp; NVIDIA's driver 580), "to host" enqueues nothing
-// and the view maps with a blocking clEnqueueMapBuffer: the fastest legal
-// sequence there, fresh even on host-located memory, whose non-blocking map
-// completes early. host_ready() (which must not block) enqueues the
-// non-blocking map instead, as does every slot of a TensorRing.
+// (detail/wait_method.hpp), and always for memory whose non-blocking map
+// completes early (NVIDIA's host-located buffers, below), "to host" enqueues
+// nothing and the view maps with a blocking clEnqueueMapBuffer: one call,
+// fresh there, where the non-blocking map must be followed by waits on both
+// the producer's events and the map's (the fastest legal sequence at 4 B to
+// 256 KiB on the H200, docs/benchmarks.md). host_ready() (which must not
+// block) enqueues the non-blocking map instead, as does every slot of a
+// TensorRing.
 //
 // Inputs (Intent::input) are the exception: they are mapped only when the
 // host opens a write view, not at rest. An input the engine hands to the
@@ -89,7 +92,7 @@ class MappedAtRest {
         who_(who),
         wait_for_producers_(wait_for_producers),
         on_write_view_(intent == Intent::input),
-        map_at_view_(q.map_at_view) {
+        map_at_view_(q.map_at_view || (wait_for_producers && !q.in_ring)) {
     EventList filled;
     if (host_reads(intent)) {
       cl_event fill = nullptr;
@@ -334,7 +337,7 @@ class MappedAtRest {
   const char* who_;
   bool wait_for_producers_;
   bool on_write_view_;  // an input: mapped by the host's write view, not at rest (see the top of this file)
-  bool map_at_view_;    // the view maps, blocking (the device's measured host wait); not in a TensorRing
+  bool map_at_view_;    // the view maps, blocking (measured wait, or a map that completes early); not in a ring
   void* ptr_ = nullptr;
   bool mapped_ = false;
   EventList ready_;         // the current map's event, until it has been waited for
