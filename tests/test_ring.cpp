@@ -4,6 +4,7 @@
 #include <clzero/clzero.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "support/catch.hpp"
 #include "support/test_env.hpp"
@@ -61,4 +62,20 @@ TEST_CASE("a ring needs at least one slot", "[ring]") {
     threw = e.kind() == ErrorKind::invalid_argument;
   }
   CHECK(threw);
+}
+
+TEST_CASE("a ring's Auto overlaps a copy where a lone tensor would write host-located memory", "[ring]") {
+  Env& env = Env::get();
+  TensorRing<std::uint32_t> ring(env.context, env.queue, {4096}, Intent::output, 2);
+  MappedTensor<std::uint32_t> lone(env.context, env.queue, {4096}, Intent::output);
+  const policy::Choice& in_ring = ring[0].policy().choice();
+  const policy::Choice& alone = lone.policy().choice();
+  INFO("ring: " << in_ring.label() << " (" << in_ring.reason << "); lone: " << alone.label());
+  if (policy::choose(env.caps, Intent::output).allocation.kind() == Allocation::Kind::nv_host_pinned &&
+      !env.caps.host_unified_memory) {
+    CHECK(in_ring.kind == policy::Choice::Kind::copy_to_pinned);
+    CHECK(in_ring.reason.find("TensorRing") != std::string::npos);
+  } else {
+    CHECK(in_ring.kind == alone.kind);  // only that case differs
+  }
 }

@@ -68,12 +68,41 @@ def need(obj, key, where, kind=None):
     return value
 
 
-class Run:
-    """One clzero_sequences JSON file."""
+RUN_FILE = re.compile(r"^(?P<base>.+)-run(?P<n>[0-9]+)$")
 
-    def __init__(self, path):
+
+class Run:
+    """One clzero_sequences JSON file, or several whole runs of one device
+    (NAME-run1.json, NAME-run2.json, ...) merged: their repetitions are
+    pooled, so that a range, and every claim made over it, covers every run."""
+
+    def __init__(self, path, more=()):
+        paths = [path] + list(more)
         self.path = path
-        self.name = os.path.splitext(os.path.basename(path))[0]
+        self.whole_runs = len(paths)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        m = RUN_FILE.match(stem)
+        self.name = m.group("base") if m and more else stem
+        self.files = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+        self._load(path)
+        for other in more:
+            self._merge(Run(other))
+
+    def _merge(self, other):
+        for key in ("platform", "device", "driver_version", "platform_version"):
+            if other.context[key] != self.context[key]:
+                raise ReportError("%s: %s '%s' differs from %s's '%s': whole runs of one name must be of one device"
+                                  % (other.where, key, other.context[key], self.where, self.context[key]))
+        if set(other.variants) != set(self.variants):
+            raise ReportError("%s: its variants differ from %s's: whole runs must run the same catalogue"
+                              % (other.where, self.where))
+        for section, sizes in other.sections.items():
+            for b, reps in sizes.items():
+                self.sections[section].setdefault(b, []).extend(reps)
+        self.dates.append(other.context["date"])
+        self.rep_counts.append(other.context.get("reps", "?"))
+
+    def _load(self, path):
         where = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
         self.where = where
         try:
@@ -115,6 +144,8 @@ class Run:
                             need(r, key, "%s %s" % (w, name), (int, float))
                 sizes[b] = reps
             self.sections[section] = sizes
+        self.dates = [self.context["date"]]
+        self.rep_counts = [self.context.get("reps", "?")]
 
     def title(self):
         c = self.context
@@ -376,9 +407,17 @@ def calls_block(run):
 
 def run_block(run):
     c = run.context
-    parts = ["### %s\n" % run.title(),
-             "`docs/bench/sequences/%s.json`, %s; CPU: %s; %s repetitions with fresh buffers, budget %s s.\n" %
-             (run.name, c["date"], c["cpu"], c.get("reps", "?"), c.get("budget_s", "?"))]
+    if run.whole_runs == 1:
+        source = "`docs/bench/sequences/%s.json`, %s; CPU: %s; %s repetitions with fresh buffers, budget %s s.\n" % (
+            run.name, c["date"], c["cpu"], c.get("reps", "?"), c.get("budget_s", "?"))
+    else:
+        source = ("%d whole runs, each a fresh process (%s), %s to %s; CPU: %s; %s repetitions with fresh buffers "
+                  "in each, budget %s s each. Medians and ranges pool the repetitions of every run: a ratio in "
+                  "range holds in every repetition of every run.\n" %
+                  (run.whole_runs, ", ".join("`docs/bench/sequences/%s.json`" % f for f in run.files),
+                   min(run.dates), max(run.dates), c["cpu"], "/".join(str(r) for r in run.rep_counts),
+                   c.get("budget_s", "?")))
+    parts = ["### %s\n" % run.title(), source]
     if run.lacking:
         parts.append("Not offered by the device: %s.\n" % "; ".join(run.lacking))
     if run.skipped:
@@ -464,7 +503,19 @@ def load_cuda(path):
 
 
 def load_runs(json_dir):
-    runs = [Run(p) for p in sorted(glob.glob(os.path.join(json_dir, "*.json")))]
+    groups = {}
+    for p in sorted(glob.glob(os.path.join(json_dir, "*.json"))):
+        stem = os.path.splitext(os.path.basename(p))[0]
+        m = RUN_FILE.match(stem)
+        groups.setdefault(m.group("base") if m else stem, []).append(p)
+    runs = []
+    for base, paths in sorted(groups.items()):
+        numbered = [p for p in paths if RUN_FILE.match(os.path.splitext(os.path.basename(p))[0])]
+        if numbered and len(numbered) != len(paths):
+            raise ReportError("%s: both a single run and numbered whole runs of '%s'; keep one form" %
+                              (os.path.relpath(json_dir, ROOT), base))
+        numbered.sort(key=lambda p: int(RUN_FILE.match(os.path.splitext(os.path.basename(p))[0]).group("n")))
+        runs.append(Run(paths[0], paths[1:]) if not numbered else Run(numbered[0], numbered[1:]))
     # cuda/<machine>-cuda.json (benchmarks/cuda/cuda_zero_copy, run on the same
     # machine minutes apart) goes with the NVIDIA run <machine>-nvidia.json.
     for path in sorted(glob.glob(os.path.join(json_dir, "cuda", "*.json"))):

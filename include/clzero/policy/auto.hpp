@@ -201,6 +201,21 @@ class Auto {
     }
     const DeviceCaps caps = DeviceCaps::query(q.device);
     Choice rule = choose(caps, intent, options.buffers_only);
+    // A TensorRing's slot overlaps its host side with the next inference, so
+    // what matters is how the copy overlaps, not one serialized inference:
+    // on the H200 (NVIDIA's driver 580) rings of 2 over a device buffer and a
+    // non-blocking clEnqueueReadBuffer into pinned memory were the fastest
+    // hand-written rings at 256 KiB and 4 MiB in every run, ahead of kernels
+    // writing host-located memory (docs/benchmarks.md, pipelined tables).
+    if (q.in_ring && rule.kind == Choice::Kind::persistent &&
+        rule.allocation.kind() == Allocation::Kind::nv_host_pinned) {
+      Choice ring;
+      ring.kind = Choice::Kind::copy_to_pinned;
+      ring.reason =
+          "a TensorRing's slot on a discrete GPU: the kernels write device memory and a non-blocking copy into "
+          "pinned host memory overlaps the next inference (the fastest hand-written ring there)";
+      return ring;
+    }
     // Measure only where the rules leave a real question: a discrete GPU and
     // data the device writes. Unified memory makes every path zero copy; an
     // input on a discrete GPU belongs in device memory.

@@ -6,8 +6,9 @@
 // fastest DMA), copies never block the engine's queue, and an input upload
 // lets the host write the next input while the kernel still runs.
 //
-//   allocate   a device buffer and a staging CL_MEM_ALLOC_HOST_PTR buffer,
-//              mapped once; both zeroed.
+//   allocate   a device buffer and a staging buffer of pinned host memory
+//              (NVIDIA's host-located memory where offered, else
+//              CL_MEM_ALLOC_HOST_PTR), mapped once; both zeroed.
 //   to device  if the host wrote: upload staging -> device (non-blocking).
 //   to host    if kernels wrote: download device -> staging (non-blocking),
 //              after the events that used the tensor.
@@ -24,8 +25,10 @@
 #include <cstring>
 #include <string>
 
+#include "clzero/allocation.hpp"
 #include "clzero/detail/buffer_storage.hpp"
 #include "clzero/detail/queue_context.hpp"
+#include "clzero/device_caps.hpp"
 #include "clzero/error.hpp"
 #include "clzero/events.hpp"
 #include "clzero/intent.hpp"
@@ -47,7 +50,7 @@ class CopyToPinned {
   CopyToPinned(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options&)
       : q_(q),
         device_(q, bytes, CL_MEM_READ_WRITE, "CopyToPinned: allocating the device buffer"),
-        staging_(q, bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, "CopyToPinned: allocating the staging buffer"),
+        staging_(q, bytes, staging_allocation(q), "CopyToPinned: allocating the staging buffer"),
         intent_(intent) {
     host_ = staging_.map(q_.q(), CL_MAP_READ | CL_MAP_WRITE, CL_TRUE, EventList{}, nullptr, name);
     std::memset(host_, 0, bytes);
@@ -162,6 +165,13 @@ class CopyToPinned {
   std::string describe() const { return "CopyToPinned (device buffer + pinned staging)"; }
 
  private:
+  // Pinned host memory the device reads and writes directly: NVIDIA's
+  // host-located buffers where offered (clEnqueueReadBuffer into them was
+  // the fastest copy on the H200, docs/benchmarks.md), else ALLOC_HOST_PTR.
+  static Allocation staging_allocation(const detail::QueueContext& q) {
+    return DeviceCaps::query(q.device).nv_create_buffer ? Allocation::nv_host_pinned() : Allocation::alloc_host_ptr();
+  }
+
   void unmap_staging() noexcept {
     if (host_ == nullptr) return;
     cl_event unmapped = nullptr;
