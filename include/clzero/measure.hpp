@@ -146,7 +146,12 @@ class TimedPolicy final : public Timed {
       check(clSetKernelArg(k, 1, sizeof count, &count), "clSetKernelArg", "measure: running a candidate");
       check(clSetKernelArg(k, 2, sizeof iter, &iter), "clSetKernelArg", "measure: running a candidate");
       std::size_t global = n_;
-      check(clEnqueueNDRangeKernel(rig_.queue.get(), k, 1, nullptr, &global, nullptr, dev.wait_count(), dev.wait_list(),
+      // As the README's inference does: the tensor's own in-order queue needs
+      // no wait list, and handing one out would add a flush every inference
+      // that an engine on that queue never pays (it once made Auto prefer
+      // CopyToPinned at 4 KiB on the H200, docs/logs/h200/8-7907993).
+      const cl_command_queue q = rig_.queue.get();
+      check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, dev.wait_count(q), dev.wait_list(q),
                                    dev.event_slot()),
             "clEnqueueNDRangeKernel", "measure: running a candidate");
     }
