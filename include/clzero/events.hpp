@@ -218,7 +218,7 @@ inline bool all_finished(const EventList& events) noexcept {
 
 /// Blocks until `events` complete, then empties the list. The caller has
 /// submitted the queue (clFlush) first, because a command that was never
-/// submitted never completes; a host view does so as it opens. clFlush
+/// submitted never completes; ending a device access does so. clFlush
 /// submits without waiting, unlike clFinish, which clzero never calls on the
 /// engine's queue. If a command ended in error, the list is emptied too (its
 /// commands are over) and CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST is

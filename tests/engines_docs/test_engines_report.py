@@ -93,13 +93,24 @@ def main():
         damaged_logs("another driver", edit(lambda d: d.update(driver="1.0")))
         damaged_logs("no device name", edit(lambda d: d.update(device="")), folder=POCL)
         damaged_logs("a PoCL log cut short", lambda raw: raw[:100], folder=POCL)
-        damaged_logs("device.json without its evidence", edit(lambda d: d.update(evidence="Auto -> Svm")),
-                     name="device.json")
-        damaged_logs("device.json pointing at no file", edit(lambda d: d.update(strings_from="nothing.json")),
-                     name="device.json")
-        damaged_logs("device.json removed (the strings would be PoCL's)", lambda raw: None, name="device.json")
+        # A device.json (the strings of another run, for a run that named the
+        # wrong device) is trusted only with its evidence in the run's log.
+        def device_json(label, content):
+            def add(raw):
+                with open(os.path.join(os.path.dirname(raw), "device.json"), "w", encoding="utf-8") as f:
+                    json.dump(content, f)
+                return None
+            logs = os.path.join(tmp, "logs-" + str(len(os.listdir(tmp))))
+            shutil.copytree(LOGS, logs)
+            add(os.path.join(logs, NVIDIA, "run.log"))
+            run(label, False, logs=logs)
+
+        device_json("a device.json whose evidence is not in the log",
+                    {"strings_from": "unpatched-0.json", "evidence": "Auto -> Svm", "why": "a test"})
+        device_json("a device.json pointing at no file",
+                    {"strings_from": "nothing.json", "evidence": "round 0", "why": "a test"})
         damaged_logs("the device strings' header damaged", lambda raw: raw.replace('"driver"', '"drive"'),
-                     folder=os.path.join("h200", "7-mnn", "run-2", "nvidia"), name="unpatched-0.json")
+                     folder=NVIDIA, name="unpatched-0.json")
     finally:
         shutil.rmtree(tmp)
     for f in failures:

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """tools/sequence_report.py --check passes on the committed document and
 fails on every kind of damage: a missing, doubled, reversed or unknown block,
-a malformed marker, a changed generated line, malformed or incomplete JSON."""
+a malformed marker, a changed generated line, malformed or incomplete JSON;
+whole runs of one device are pooled, mixed or foreign ones refused; a
+sequence stale at any size is never the reference."""
 
 import json
 import os
@@ -80,6 +82,65 @@ def main():
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f)
         expect("another schema", text, False)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(original)
+
+        # Whole runs: NAME-runN.json of one device are pooled; a single
+        # NAME.json beside them, or runs of another device, are refused.
+        base = "dev"
+        runs = os.path.join(tmp, "runs")
+        os.makedirs(runs)
+        for n in (1, 2):
+            shutil.copy(path, os.path.join(runs, "%s-run%d.json" % (base, n)))
+        pooled = os.path.join(tmp, "pooled.md")
+        with open(pooled, "w", encoding="utf-8") as f:
+            f.write(text)
+        r = subprocess.run([sys.executable, TOOL, "--doc", pooled, "--json-dir", runs], capture_output=True, text=True)
+        with open(pooled, encoding="utf-8") as f:
+            rendered = f.read()
+        if r.returncode != 0 or "2 whole runs, each a fresh process" not in rendered:
+            failures.append("two whole runs of one device were not pooled:\n" + r.stdout + r.stderr)
+        else:
+            print("ok: two whole runs of one device are pooled")
+        shutil.copy(path, os.path.join(runs, base + ".json"))
+        rc2, out2 = check(doc, runs)
+        if rc2 == 0 or "keep one form" not in out2:
+            failures.append("a single run beside numbered whole runs was not refused:\n" + out2)
+        else:
+            print("ok: a single run beside numbered whole runs is refused")
+        os.remove(os.path.join(runs, base + ".json"))
+        other = json.loads(original)
+        other["context"]["device"] = "another device"
+        with open(os.path.join(runs, "%s-run2.json" % base), "w", encoding="utf-8") as f:
+            json.dump(other, f)
+        rc3, out3 = check(doc, runs)
+        if rc3 == 0 or "must be of one device" not in out3:
+            failures.append("whole runs of two devices under one name were not refused:\n" + out3)
+        else:
+            print("ok: whole runs of two devices under one name are refused")
+
+        # A sequence stale at any size of a run is no reference at any size.
+        data = json.loads(original)
+        serial = data["serial"]
+        small = next(e for e in serial if e["bytes"] == 4096)
+        fastest = min(small["reps"][0]["results"].items(),
+                      key=lambda kv: kv[1]["median_us"] if kv[0].startswith("legal.") and
+                      all(r["results"].get(kv[0], {}).get("stale_inferences", 1) == 0 for r in small["reps"])
+                      else float("inf"))[0]
+        marked = os.path.join(tmp, "marked.json")
+        serial[-1]["reps"][0]["results"][fastest]["stale_inferences"] = 1
+        with open(marked, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        r = subprocess.run([sys.executable, TOOL, "--print", path], capture_output=True, text=True)
+        r2 = subprocess.run([sys.executable, TOOL, "--print", marked], capture_output=True, text=True)
+        short = fastest[len("legal."):]
+        first = next((line for line in r.stdout.splitlines() if line.startswith("| **fastest legal sequence**")), "")
+        second = next((line for line in r2.stdout.splitlines() if line.startswith("| **fastest legal sequence**")), "")
+        if "`%s`" % short not in first or "`%s`" % short in second:
+            failures.append("a sequence stale at the largest size stayed the fastest at 4 KiB (%s):\n%s\n%s" %
+                            (short, first, second))
+        else:
+            print("ok: %s, stale at the largest size, is no longer the fastest at 4 KiB" % short)
     finally:
         shutil.rmtree(tmp)
     if failures:
