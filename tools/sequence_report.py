@@ -546,7 +546,9 @@ def load_runs(json_dir):
         numbered.sort(key=lambda p: int(RUN_FILE.match(os.path.splitext(os.path.basename(p))[0]).group("n")))
         runs.append(Run(paths[0], paths[1:]) if not numbered else Run(numbered[0], numbered[1:]))
     # cuda/<machine>-cuda.json (benchmarks/cuda/cuda_zero_copy, run on the same
-    # machine minutes apart) goes with the NVIDIA run <machine>-nvidia.json.
+    # machine minutes apart) goes with the NVIDIA run whose name is <machine>
+    # plus one more part: h200-cuda.json with h200-nvidia.json, and
+    # h200-nvidia-cuda.json with the whole runs h200-nvidia-<commit>-run*.json.
     for path in sorted(glob.glob(os.path.join(json_dir, "cuda", "*.json"))):
         machine = os.path.basename(path).rsplit("-", 1)[0]
         cuda = load_cuda(path)
