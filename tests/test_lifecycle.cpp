@@ -3,10 +3,8 @@
 // destructor throws.
 #include <clzero/clzero.hpp>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <thread>
 #include <utility>
 
 #include "support/catch.hpp"
@@ -20,20 +18,6 @@ namespace {
 
 int g_cleanup_reports = 0;
 void count_reports(const Error&) noexcept { ++g_cleanup_reports; }
-
-cl_uint reference_count(cl_mem m);
-
-// The reference count once the implementation's own references (of commands
-// that have completed) are gone; it may drop a moment after the command.
-cl_uint settled_reference_count(cl_mem m, cl_uint expected) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  cl_uint n = reference_count(m);
-  while (n != expected && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    n = reference_count(m);
-  }
-  return n;
-}
 
 cl_uint reference_count(cl_mem m) {
   cl_uint n = 0;
@@ -70,7 +54,7 @@ TEST_CASE("destroying a tensor with a live mapping is clean", "[lifecycle]") {
   // the layer's own event references keep alive.
   clFinish(Env::get().queue);
   const char* layers = std::getenv("OPENCL_LAYERS");
-  if (layers == nullptr || layers[0] == '\0') CHECK(settled_reference_count(kept.get(), 1) == 1);
+  if (layers == nullptr || layers[0] == '\0') CHECK(settled([&] { return reference_count(kept.get()); }, 1) == 1);
   CHECK(g_cleanup_reports == 0);
   set_cleanup_error_handler(previous);
 }

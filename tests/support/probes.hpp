@@ -20,17 +20,24 @@ inline cl_uint map_count(cl_mem m) {
   return n;
 }
 
-/// CL_MEM_MAP_COUNT once it has settled: the spec calls the count
-/// "immediately stale", and PoCL 5 was seen to update it just after the
-/// unmap's event completed. Polls for up to two seconds for `expected`.
-inline cl_uint settled_map_count(cl_mem m, cl_uint expected) {
+/// A count the implementation updates a moment after the command behind it
+/// (the spec calls such counts "immediately stale"): read until it equals
+/// `expected`, for up to two seconds; returns the last value read.
+template <class Read>
+cl_uint settled(Read read, cl_uint expected) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  cl_uint n = map_count(m);
+  cl_uint n = read();
   while (n != expected && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    n = map_count(m);
+    n = read();
   }
   return n;
+}
+
+/// CL_MEM_MAP_COUNT once it has settled: PoCL 5 was seen to update it just
+/// after the unmap's event completed.
+inline cl_uint settled_map_count(cl_mem m, cl_uint expected) {
+  return settled([m] { return map_count(m); }, expected);
 }
 
 inline cl_ulong profile(cl_event e, cl_profiling_info what) {
