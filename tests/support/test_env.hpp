@@ -131,6 +131,16 @@ struct Env {
     caps = clzero::DeviceCaps::query(device);
     std::fprintf(stderr, "clzero tests on: %s | %s | %s | driver %s\n", caps.platform_name.c_str(), caps.name.c_str(),
                  caps.device_version.c_str(), caps.driver_version.c_str());
+    // The map_at_view entries run whole suites again with CLZERO_HOST_WAIT
+    // set. Were the library to stop honouring it, those runs would test the
+    // measured protocol a second time and pass: stop every test instead.
+    const clzero::detail::WaitMethod wait = clzero::detail::wait_method(context, device);
+    std::fprintf(stderr, "clzero tests: host views wait: %s(%s)\n", wait.map_at_view ? "a map at the view " : "",
+                 wait.reason.c_str());
+    const char* forced = std::getenv("CLZERO_HOST_WAIT");
+    if (forced != nullptr && forced[0] != '\0' && wait.reason != std::string("CLZERO_HOST_WAIT=") + forced)
+      throw std::runtime_error(std::string("CLZERO_HOST_WAIT=") + forced + " is set, but the library's host wait is " +
+                               wait.reason);
   }
   ~Env() {
     clReleaseProgram(program);
