@@ -495,10 +495,7 @@ class MappedTensor {
                const Options& options) {
     constexpr const char* doing = "MappedTensor: constructing";
     detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
-    if (slot == Slot::in_ring) {
-      q.map_at_view = false;
-      q.in_ring = true;
-    }
+    q.in_ring = slot == Slot::in_ring;
     if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
       detail::raise_invalid(doing,
                             "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +

@@ -26,7 +26,7 @@ struct QueueContext {
   // than right after the kernels (measured per device; never in a TensorRing,
   // whose views must not wait for the later inferences on the queue).
   bool map_at_view = false;
-  bool in_ring = false;  // a TensorRing's slot: never maps at the view
+  bool in_ring = false;  // a TensorRing's slot: mapped-at-rest policies map right after the kernels
   cl_ulong max_alloc = 0;
 
   /// Retains `context` and `queue` after checking that both are valid and

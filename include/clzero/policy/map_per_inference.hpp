@@ -99,7 +99,7 @@ class MapPerInference {
     // non-blocking map completes before the producer's writes land
     // (policy::Persistent): a view that polled the map alone read stale
     // elements on the H200 (docs/drivers.md).
-    if (q_.map_at_view || allocation_.kind() == Allocation::Kind::nv_host_pinned) {
+    if (q_.map_at_view || detail::map_completes_early(allocation_)) {
       ptr_ = storage_.map(q_.q(), flags, CL_TRUE, EventList{}, nullptr, name);
     } else {  // submitted, then polled or waited for
       EventList mapped;

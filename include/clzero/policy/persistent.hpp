@@ -56,6 +56,18 @@
 namespace clzero {
 namespace detail {
 
+/// Driver workaround. NVIDIA H200, NVIDIA OpenCL 3.0 driver 580.159.04: on a
+/// host-located buffer (cl_nv_create_buffer, with or without
+/// CL_MEM_PINNED_NV) a non-blocking clEnqueueMapBuffer whose wait list holds
+/// the producing kernel's event reports CL_COMPLETE before the kernel's
+/// writes are in host memory: 60 of 60 iterations showed stale or zero
+/// elements, 0 of 60 once the host also waited for the kernel's event, 0 of
+/// 60 with a blocking map (tools/device/nv_quirks.cpp, docs/drivers.md).
+/// ALLOC_HOST_PTR and USE_HOST_PTR buffers on the same driver are not
+/// affected. Every policy that maps such memory maps it blocking at the view,
+/// or waits for the producers too.
+inline bool map_completes_early(const Allocation& a) noexcept { return a.kind() == Allocation::Kind::nv_host_pinned; }
+
 /// The host's map flags for an intent. For inputs,
 /// CL_MAP_WRITE_INVALIDATE_REGION only when the host overwrites the whole
 /// tensor (`overwrite_all`: a write view of all of it), so the driver need
@@ -92,7 +104,7 @@ class MappedAtRest {
         who_(who),
         wait_for_producers_(wait_for_producers),
         on_write_view_(intent == Intent::input),
-        map_at_view_(q.map_at_view || (wait_for_producers && !q.in_ring)) {
+        map_at_view_(!q.in_ring && (q.map_at_view || wait_for_producers)) {
     EventList filled;
     if (host_reads(intent)) {
       cl_event fill = nullptr;
@@ -366,7 +378,7 @@ class Persistent : public detail::MappedAtRest<detail::BufferStorage> {
   /// The allocate step (policy protocol, docs/api.md): one cl_mem of the allocation's kind,
   /// zeroed where the host reads, mapped with a non-blocking clEnqueueMapBuffer.
   Persistent(const detail::QueueContext& q, std::size_t bytes, Intent intent, const Options& options)
-      : MappedAtRest(q, intent, name, map_completes_early(options.allocation), bytes, options.allocation,
+      : MappedAtRest(q, intent, name, detail::map_completes_early(options.allocation), bytes, options.allocation,
                      "Persistent: allocating the tensor"),
         allocation_(options.allocation) {}
 
@@ -376,16 +388,6 @@ class Persistent : public detail::MappedAtRest<detail::BufferStorage> {
   std::string describe() const { return std::string(name) + " (" + allocation_.name() + ")"; }
 
  private:
-  // Driver workaround. NVIDIA H200, NVIDIA OpenCL 3.0 driver 580.159.04: on a
-  // host-located buffer (cl_nv_create_buffer, with or without
-  // CL_MEM_PINNED_NV) a non-blocking clEnqueueMapBuffer whose wait list holds
-  // the producing kernel's event reports CL_COMPLETE before the kernel's
-  // writes are in host memory: 60 of 60 iterations showed stale or zero
-  // elements, 0 of 60 once the host also waited for the kernel's event
-  // (tools/device/nv_quirks.cpp, docs/drivers.md). ALLOC_HOST_PTR and
-  // USE_HOST_PTR buffers on the same driver are not affected.
-  static bool map_completes_early(const Allocation& a) noexcept { return a.kind() == Allocation::Kind::nv_host_pinned; }
-
   Allocation allocation_;
 };
 
