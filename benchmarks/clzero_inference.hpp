@@ -31,7 +31,7 @@ class ClzeroInference final : public Inference {
     {
       auto dev = tensor_.device_access();
       dev.bind(kernel_.get(), 0);
-      ok(enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(q_), dev.wait_list(q_), dev.event_slot()),
+      ok(enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(q_), dev.wait_list(q_), dev.event_slot(q_)),
          "clEnqueueNDRangeKernel");
     }
     auto view = tensor_.read_view();

@@ -75,7 +75,7 @@ class ArenaInference final : public Inference {
       for (std::size_t p = 0; p < arena_.parts(); ++p) {
         dev.bind(kernel_.get(), 0, clzero::Part{p});
         ok(enqueue_part(q_, kernel_.get(), per_part_, iter, static_cast<std::uint32_t>(p * per_part_),
-                        dev.wait_count(), dev.wait_list(), dev.event_slot()),
+                        dev.wait_count(q_), dev.wait_list(q_), dev.event_slot(q_)),
            "clEnqueueNDRangeKernel");
       }
     }
@@ -109,7 +109,7 @@ class SeparateInference final : public Inference {
       auto dev = tensors_[p].device_access();
       dev.bind(kernel_.get(), 0);
       ok(enqueue_part(q_, kernel_.get(), per_part_, iter, static_cast<std::uint32_t>(p * per_part_),
-                      dev.wait_count(), dev.wait_list(), dev.event_slot()),
+                      dev.wait_count(q_), dev.wait_list(q_), dev.event_slot(q_)),
          "clEnqueueNDRangeKernel");
     }
     std::uint64_t sum = 0;
@@ -153,7 +153,7 @@ class RingInference final : public Inference {
   void enqueue(std::uint32_t iter) {
     auto dev = ring_[slot_of(iter)].device_access();
     dev.bind(kernel_.get(), 0);
-    ok(enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(), dev.wait_list(), dev.event_slot()),
+    ok(enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(q_), dev.wait_list(q_), dev.event_slot(q_)),
        "clEnqueueNDRangeKernel");
   }
   std::size_t slot_of(std::uint32_t iter) const { return iter % ring_.slots(); }

@@ -22,7 +22,7 @@ struct Model {
       auto dev = logits.device_access();  // the tensor is now legal for kernels
       dev.bind(kernel, 0);
       clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &n, nullptr,  //
-                             dev.wait_count(queue), dev.wait_list(queue), dev.event_slot());
+                             dev.wait_count(queue), dev.wait_list(queue), dev.event_slot(queue));
     }  // back to the host, ordered after the kernel's event
 
     auto view = logits.read_view();  // waits for this tensor's data, never clFinish

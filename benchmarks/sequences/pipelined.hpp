@@ -220,7 +220,7 @@ class ClzeroSequence final : public SerialSequence {
     {
       auto dev = tensor_.device_access();
       dev.bind(kernel_.get(), 0);
-      enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(q_), dev.wait_list(q_), dev.event_slot());
+      enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(q_), dev.wait_list(q_), dev.event_slot(q_));
     }
     auto view = tensor_.read_view();
     return count_wrong(view.data(), view.size(), iter);
@@ -276,7 +276,7 @@ class ClzeroRing final : public Sequence {
   void enqueue(std::size_t inference, std::uint32_t iter) {
     auto dev = ring_[inference].device_access();
     dev.bind(kernel_.get(), 0);
-    enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(q_), dev.wait_list(q_), dev.event_slot());
+    enqueue_producer(q_, kernel_.get(), n_, iter, dev.wait_count(q_), dev.wait_list(q_), dev.event_slot(q_));
   }
 
   cl_command_queue q_ = Rig::get().q();

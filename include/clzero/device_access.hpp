@@ -22,11 +22,12 @@ namespace clzero {
 ///     auto dev = tensor.device_access();
 ///     dev.bind(kernel, 0);
 ///     clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &n, nullptr,
-///                            dev.wait_count(queue), dev.wait_list(queue), dev.event_slot());
+///                            dev.wait_count(queue), dev.wait_list(queue), dev.event_slot(queue));
 ///     dev.end();  // or let it go out of scope
 ///
 /// On the tensor's own in-order queue the events are optional (the queue
-/// orders the kernels; wait_list(queue) is then empty); on an out-of-order
+/// orders the kernels; wait_list(queue) is then empty, and event_slot(queue)
+/// null unless the policy waits on the kernels' events); on an out-of-order
 /// queue (or when the kernels run on another queue) they are what orders the
 /// kernels after the unmap and the host's map after the kernels.
 class DeviceAccess {
@@ -77,6 +78,9 @@ class DeviceAccess {
   /// unmap or upload clzero enqueued). Pass them as the enqueue's wait list.
   /// Handing them out submits the tensor's queue (clFlush, once per access),
   /// since the kernels may run on another queue (OpenCL 3.0 section 5.13).
+  /// On an in-order queue clzero's unmap is enqueued without an event; a
+  /// marker, enqueued on the tensor's queue the first time the list is
+  /// handed out, stands for it (it completes after the unmap).
   cl_uint wait_count() const { return submitted("DeviceAccess::wait_count")->waits.count(); }
   /// The wait list for wait_count(); null when there is nothing to wait for, as the
   /// clEnqueue* calls require (CL_INVALID_EVENT_WAIT_LIST otherwise).
@@ -106,9 +110,10 @@ class DeviceAccess {
   /// in-order queue.
   void enqueue_barrier(cl_command_queue queue) const {
     detail::TensorState* s = state("DeviceAccess::enqueue_barrier");
-    if (s->waits.empty() || s->orders(queue)) return;
+    if (s->orders(queue)) return;
     s->submit_waits();
     const EventList& w = s->waits;
+    if (w.empty()) return;
     detail::check(clEnqueueBarrierWithWaitList(queue, w.count(), w.data(), nullptr), "clEnqueueBarrierWithWaitList",
                   "DeviceAccess::enqueue_barrier");
   }
@@ -127,6 +132,20 @@ class DeviceAccess {
   /// Each call gives a fresh slot; the previous one is collected first.
   cl_event* event_slot() {
     detail::TensorState* s = state("DeviceAccess::event_slot");
+    collect_slot(s);
+    return &slot_;
+  }
+
+  /// event_slot() for a command enqueued on `queue`, or null where clzero
+  /// needs no event from it: `queue` is the tensor's own in-order queue,
+  /// which orders the host's side after the command by itself, and the
+  /// policy does not wait on events (every one but fine-grained Svm,
+  /// UnifiedHost, and Persistent over NVIDIA's host-located memory in a
+  /// TensorRing). A null event argument is legal in every clEnqueue* call,
+  /// and an event never made costs the driver nothing (the README's form).
+  cl_event* event_slot(cl_command_queue queue) {
+    detail::TensorState* s = state("DeviceAccess::event_slot");
+    if (!s->needs_event(queue)) return nullptr;
     collect_slot(s);
     return &slot_;
   }

@@ -74,6 +74,7 @@ class TensorCore final : public TensorState {
     waits.clear();
     used_by.clear();
     policy_.to_device(access, host_wrote_, waits);  // nothing below can fail: the tensor is the device's now
+    unrecorded_ = device_side_unrecorded(policy_, 0);
     host_wrote_ = false;
     device_open_ = true;
     // The kernels may run on another queue and wait on what clzero just
@@ -83,18 +84,32 @@ class TensorCore final : public TensorState {
     // this in-order queue (submit_waits), not here: kernels on this queue
     // need no flush, which would cost a submission every inference, and the
     // end of the access or the view submits them.
-    waits_submitted_ = waits.empty();
+    waits_submitted_ = waits.empty() && !unrecorded_;
     return DeviceAccess(std::move(self), access);
   }
 
+  // A command the policy enqueued without an event (an unmap on this
+  // in-order queue) gets a marker in its place, which completes after it by
+  // the queue's order: made only when the list is handed out, so kernels on
+  // this queue never pay for an event.
   void submit_waits() override {
     if (waits_submitted_) return;
-    check(clFlush(q_.q()), "clFlush", "DeviceAccess: handing out the events the kernels wait on",
-          "submitting the commands they name");
+    constexpr const char* doing = "DeviceAccess: handing out the events the kernels wait on";
+    if (unrecorded_) {
+      cl_event marker = nullptr;
+      check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList", doing,
+            "standing for the unmap clzero enqueued without an event");
+      waits.adopt(marker);
+      unrecorded_ = false;
+    }
+    check(clFlush(q_.q()), "clFlush", doing, "submitting the commands they name");
     waits_submitted_ = true;
   }
 
   bool orders(cl_command_queue queue) const noexcept override { return queue == q_.q() && !q_.out_of_order; }
+  bool needs_event(cl_command_queue queue) const noexcept override {
+    return !orders(queue) || policy_.needs_events();
+  }
 
   void end_device_access(Access access) override {
     device_open_ = false;
@@ -220,13 +235,7 @@ class TensorCore final : public TensorState {
   // engine's queue with clFinish.
   void wait_for_unknown_kernels() noexcept {
     constexpr const char* doing = "waiting for the kernels of a device access whose end failed";
-    cl_event marker = nullptr;
-    cl_int rc = clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker);
-    if (rc != CL_SUCCESS) rc = clEnqueueBarrierWithWaitList(q_.q(), 0, nullptr, &marker);
-    if (rc == CL_SUCCESS) {
-      EventList m;
-      if (call_noexcept([&] { m.adopt(marker); }, doing) && wait_for_noexcept(m, q_.q(), doing)) return;
-    }
+    if (wait_for_queue_noexcept(q_, doing)) return;
     report_cleanup(Error(ErrorKind::opencl, doing,
                          "no marker or barrier could be enqueued after the kernels; the tensor's " +
                              std::to_string(bytes_) +
@@ -332,6 +341,7 @@ class TensorCore final : public TensorState {
   bool device_open_ = false;
   bool host_wrote_ = false;
   bool waits_submitted_ = true;  // the open access's waits were flushed (or there are none)
+  bool unrecorded_ = false;      // the open access's unmap has no event yet (submit_waits makes a marker)
   bool unflushed_ = false;  // the last access's end did not submit the queue (host side deferred, or a failed flush)
   std::string broken_;
 };

@@ -149,10 +149,11 @@ class TimedPolicy final : public Timed {
       // As the README's inference does: the tensor's own in-order queue needs
       // no wait list, and handing one out would add a flush every inference
       // that an engine on that queue never pays (it once made Auto prefer
-      // CopyToPinned at 4 KiB on the H200, docs/logs/h200/8-7907993).
+      // CopyToPinned at 4 KiB on the H200, docs/logs/h200/8-7907993); nor an
+      // event, unless the candidate waits on the kernel's.
       const cl_command_queue q = rig_.queue.get();
       check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, dev.wait_count(q), dev.wait_list(q),
-                                   dev.event_slot()),
+                                   dev.event_slot(q)),
             "clEnqueueNDRangeKernel", "measure: running a candidate");
     }
     auto view = tensor_.read_view();

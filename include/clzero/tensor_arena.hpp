@@ -153,6 +153,12 @@ class ArenaAccess {
     require_open("ArenaAccess::event_slot");
     return access_.event_slot();
   }
+  /// As DeviceAccess::event_slot(queue): null for the arena's own in-order
+  /// queue where the policy waits on no events.
+  cl_event* event_slot(cl_command_queue queue) {
+    require_open("ArenaAccess::event_slot");
+    return access_.event_slot(queue);
+  }
   /// As DeviceAccess::used_by().
   void used_by(cl_event event) {
     require_open("ArenaAccess::used_by");

@@ -391,19 +391,23 @@ TEST_CASE("Persistent unmaps before release even when waiting for its last map f
   CHECK_FALSE(any_violation_mentions("released while mapped"));
 }
 
+// On an out-of-order queue, where the unmap's event is what orders the next
+// commands after it (on an in-order queue the unmap has no event: see the
+// next case).
 TEST_CASE("MapPerInference waits for its last unmap even when keeping the unmap's event failed", "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   Env& env = Env::get();
+  OutOfOrderQueue ooo;
   layer.reset();
   Reports reports;
   Gate gate;
   std::thread opener;
   {
-    MappedTensor<std::uint32_t, policy::MapPerInference> t(env.context, env.queue, {256}, Intent::output, {});
+    MappedTensor<std::uint32_t, policy::MapPerInference> t(env.context, ooo.q, {256}, Intent::output, {});
     auto view = t.read_view();
     {
       FaultLayer::Paused paused;  // hold the queue, so the view's unmap is still pending at release
-      ok(clEnqueueMarkerWithWaitList(env.queue, 1, &gate.event, nullptr), "clEnqueueMarkerWithWaitList");
+      ok(clEnqueueBarrierWithWaitList(ooo.q, 1, &gate.event, nullptr), "clEnqueueBarrierWithWaitList");
     }
     layer.arm("clRetainEvent", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
     view.reset();
@@ -414,6 +418,55 @@ TEST_CASE("MapPerInference waits for its last unmap even when keeping the unmap'
   REQUIRE(layer.fired() != nullptr);
   INFO(violations());
   CHECK_FALSE(any_violation_mentions("before its unmap completed"));
+}
+
+// On an in-order queue the view's unmap is enqueued without an event (the
+// queue orders what follows): the release must still wait for it, and a
+// failed marker falls back to a barrier.
+TEST_CASE("MapPerInference and Persistent wait at release for an unmap enqueued without an event", "[fault_regression]") {
+  FaultLayer& layer = FaultLayer::get();
+  Env& env = Env::get();
+  for (bool marker_fails : {false, true}) {
+    for (bool persistent : {false, true}) {
+      INFO((persistent ? "Persistent" : "MapPerInference") << (marker_fails ? ", clEnqueueMarkerWithWaitList fails" : ""));
+      layer.reset();
+      Reports reports;
+      Gate gate;
+      std::thread opener;
+      {
+        MappedTensor<std::uint32_t, policy::MapPerInference> m(env.context, env.queue, {256}, Intent::output, {});
+        // An input is mapped only by a write view, so after its access ends
+        // nothing is mapped and the release waits for the access's unmap.
+        MappedTensor<std::uint32_t, policy::Persistent> p(env.context, env.queue, {256}, Intent::input, {});
+        if (persistent) {
+          {
+            auto w = p.write_view();
+            for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint32_t>(i);
+          }
+          {
+            FaultLayer::Paused paused;  // hold the queue, so the unmap is still pending at release
+            ok(clEnqueueMarkerWithWaitList(env.queue, 1, &gate.event, nullptr), "clEnqueueMarkerWithWaitList");
+          }
+          auto dev = p.device_access();  // unmaps, with no event on this in-order queue
+        } else {
+          auto view = m.read_view();
+          {
+            FaultLayer::Paused paused;
+            ok(clEnqueueMarkerWithWaitList(env.queue, 1, &gate.event, nullptr), "clEnqueueMarkerWithWaitList");
+          }
+          view.reset();  // unmaps, with no event on this in-order queue
+        }
+        if (marker_fails) layer.arm("clEnqueueMarkerWithWaitList", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_IMMEDIATE);
+        opener = open_later(gate);
+      }
+      opener.join();
+      layer.disarm();
+      if (marker_fails) CHECK(layer.fired() != nullptr);
+      INFO(violations());
+      CHECK_FALSE(any_violation_mentions("before its unmap completed"));
+      CHECK(reports.list().size() == (marker_fails ? 1u : 0u));  // the marker's failure, reported
+    }
+  }
 }
 
 #if defined(CL_VERSION_2_0)

@@ -6,6 +6,8 @@
 
 #include <CL/cl.h>
 
+#include <string>
+
 #include "clzero/detail/queue_context.hpp"
 #include "clzero/error.hpp"
 #include "clzero/events.hpp"
@@ -59,6 +61,26 @@ inline bool complete_or_ordered(EventList& events, const QueueContext& q, const 
   return false;
 }
 
+/// For release paths, never throws: waits for everything enqueued so far on
+/// the tensor's queue (a marker, else a barrier, then its event), which on
+/// an in-order queue includes an unmap clzero enqueued without an event.
+/// Returns whether it could. Every failure goes to the cleanup handler, the
+/// marker's too when a barrier stands in for it.
+inline bool wait_for_queue_noexcept(const QueueContext& q, const char* doing) noexcept {
+  cl_event marker = nullptr;
+  cl_int rc = clEnqueueMarkerWithWaitList(q.q(), 0, nullptr, &marker);
+  if (rc != CL_SUCCESS) {
+    report_cleanup(Error(std::string(doing) + " (a barrier stands in for the marker)", "clEnqueueMarkerWithWaitList", rc));
+    rc = clEnqueueBarrierWithWaitList(q.q(), 0, nullptr, &marker);
+    if (rc != CL_SUCCESS) {
+      report_cleanup(Error(doing, "clEnqueueBarrierWithWaitList", rc));
+      return false;
+    }
+  }
+  EventList m;
+  return call_noexcept([&] { m.adopt(marker); }, doing) && wait_for_noexcept(m, q.q(), doing);
+}
+
 /// Policy query, optional: whether nothing makes the data visible yet, the
 /// next view making it (a map, blocking or submitted by the view itself).
 /// TensorCore then flushes neither at the end of the access nor at the view.
@@ -68,6 +90,19 @@ auto host_side_deferred(const P& policy, int) -> decltype(policy.host_side_defer
 }
 template <class P>
 bool host_side_deferred(const P& /*policy*/, long) {
+  return false;
+}
+
+/// Policy query, optional: whether the last to_device enqueued a command on
+/// the tensor's in-order queue without putting its event in the waits (the
+/// queue orders the kernels after it). TensorCore enqueues a marker in its
+/// place if the waits are handed out for another queue.
+template <class P>
+auto device_side_unrecorded(const P& policy, int) -> decltype(policy.device_side_unrecorded()) {
+  return policy.device_side_unrecorded();
+}
+template <class P>
+bool device_side_unrecorded(const P& /*policy*/, long) {
   return false;
 }
 

@@ -32,6 +32,11 @@ class TensorState {
   /// Whether commands enqueued on `queue` now run after the access's waits
   /// with no wait list: `queue` is the tensor's own in-order queue.
   virtual bool orders(cl_command_queue queue) const noexcept = 0;
+  /// Whether the host's side needs the event of a command enqueued on
+  /// `queue` in this access: always for another queue or an out-of-order one
+  /// (nothing else orders the host after it), and on the tensor's own
+  /// in-order queue only for policies that wait on the events themselves.
+  virtual bool needs_event(cl_command_queue queue) const noexcept = 0;
 
   /// Reused every inference so that the steady state allocates nothing.
   EventList waits;    // what the kernel of the open device access waits on

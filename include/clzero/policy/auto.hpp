@@ -153,6 +153,10 @@ class Auto {
   bool host_side_deferred() const noexcept {
     return visit([&](const auto& p) noexcept { return detail::host_side_deferred(p, 0); });
   }
+  /// The chosen policy's device_side_unrecorded() query, false where it has none (policy protocol, docs/api.md).
+  bool device_side_unrecorded() const noexcept {
+    return visit([&](const auto& p) noexcept { return detail::device_side_unrecorded(p, 0); });
+  }
   /// The chosen policy's start_host() step, where it has one (policy protocol, docs/api.md).
   void start_host() {
     visit([&](auto& p) { detail::start_host(p, 0); });

@@ -66,19 +66,42 @@ class MapPerInference {
   /// The release step (policy protocol, docs/api.md): unmaps a live view's mapping, waits for the last unmap.
   ~MapPerInference() {
     if (ptr_ != nullptr) end_host(false);
-    detail::wait_quietly(unmapped_, q_, "waiting for the last unmap of a tensor being released");
+    if (unmap_unrecorded_)
+      detail::wait_for_queue_noexcept(q_, "MapPerInference: waiting for the last unmap of a tensor being released");
+    else
+      detail::wait_quietly(unmapped_, q_, "MapPerInference: waiting for the last unmap of a tensor being released");
   }
 
   /// To device (policy protocol, docs/api.md): nothing to unmap; kernels wait on the last unmap.
   void to_device(Access /*access*/, bool /*host_wrote*/, EventList& waits) {
     waits.append(pending_);
     pending_.clear();
+    unrecorded_ = unmapped_since_access_;
+    unmapped_since_access_ = false;
   }
+
+  /// Whether a view's unmap since the last access has no event in the waits (policy protocol,
+  /// docs/api.md): on an in-order queue the kernels follow it by the queue's order.
+  bool device_side_unrecorded() const noexcept { return unrecorded_; }
 
   /// To host (policy protocol, docs/api.md): keeps the events the view's map must follow.
   void to_host(Access /*access*/, EventList& used_by) {
     pending_.clear();
     pending_.swap(used_by);
+    producers_unrecorded_ = pending_.empty();
+  }
+
+  /// For host_ready(), which must not report a view that would block as
+  /// ready: with no events recorded (the kernels ran on the tensor's own
+  /// in-order queue without handing theirs back), a marker stands for them
+  /// (policy protocol, docs/api.md).
+  void start_host() {
+    if (!producers_unrecorded_) return;
+    cl_event marker = nullptr;
+    detail::check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList", name,
+                  "standing for the kernels the host waits for");
+    pending_.adopt(marker);
+    producers_unrecorded_ = false;
   }
 
   /// Host view (policy protocol, docs/api.md): maps the whole tensor after its producers, then waits
@@ -143,14 +166,23 @@ class MapPerInference {
 
   /// View ended (policy protocol, docs/api.md): clEnqueueUnmapMemObject; false if it failed.
   bool end_host(bool /*host_wrote*/) noexcept {
+    // On an in-order queue later commands follow the unmap by the queue's
+    // order: it gets no event, and a marker stands for it where one is
+    // needed (kernels on another queue, the release).
     cl_event unmapped = nullptr;
-    const cl_int rc = storage_.unmap(q_.q(), ptr_, EventList{}, &unmapped);
+    const cl_int rc = storage_.unmap(q_.q(), ptr_, EventList{}, q_.out_of_order ? &unmapped : nullptr);
     if (rc != CL_SUCCESS) {
       detail::report_cleanup(
           Error("MapPerInference: unmapping the tensor after a host view", "clEnqueueUnmapMemObject", rc));
       return false;
     }
     ptr_ = nullptr;
+    if (unmapped == nullptr) {
+      unmapped_.clear();
+      unmap_unrecorded_ = unmapped_since_access_ = true;
+      return true;
+    }
+    unmap_unrecorded_ = false;
     // The release must wait for this unmap: keep it first, with no OpenCL
     // call that could fail; then order the next command after it.
     if (!detail::call_noexcept([&] { unmapped_.adopt(unmapped); }, "MapPerInference: keeping an unmap's event"))
@@ -184,6 +216,10 @@ class MapPerInference {
   void* ptr_ = nullptr;
   EventList pending_;   // what the next command on the tensor waits for
   EventList unmapped_;  // our last unmap, waited for before release
+  bool unmap_unrecorded_ = false;       // the last unmap has no event (in-order queue)
+  bool unmapped_since_access_ = false;  // a view's unmap without an event since the last to_device
+  bool unrecorded_ = false;             // the last to_device's waits lack that unmap
+  bool producers_unrecorded_ = false;   // the last access handed back no events
 };
 
 }  // namespace policy

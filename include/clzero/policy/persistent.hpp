@@ -135,6 +135,7 @@ class MappedAtRest {
 
   /// To device: unmap unless the mapping is for reading and kernels only read.
   void to_device(Access access, bool /*host_wrote*/, EventList& waits) {
+    unrecorded_ = false;
     if (!mapped_) {
       // Nothing mapped: an input the host has not written since the last
       // access (its contents stay), or the last map failed. The kernels
@@ -158,15 +159,27 @@ class MappedAtRest {
     before_unmap_.clear();
     before_unmap_.append(ready_);
     before_unmap_.append(in_flight_);
+    // On an in-order queue the kernels follow the unmap by the queue's
+    // order, so an unmap that waits for nothing (the steady state: the view
+    // waited for the map) gets no event, one fewer for the driver to make
+    // and release every inference; the tensor stands a marker in for it if
+    // the waits are handed out for another queue (device_side_unrecorded).
+    // One that waits for commands gets its event, which ends in error if
+    // one of them did: the view then reports it (TensorCore::check_handed).
+    const bool record = q_.out_of_order || !before_unmap_.empty();
     cl_event unmapped = nullptr;
-    check(storage_.unmap(q_.q(), ptr_, before_unmap_, &unmapped), Storage::unmap_api(), who_,
+    check(storage_.unmap(q_.q(), ptr_, before_unmap_, record ? &unmapped : nullptr), Storage::unmap_api(), who_,
           "unmapping the tensor before device access");
     before_unmap_.clear();
     mapped_ = false;
     ptr_ = nullptr;
     ready_.clear();
+    unrecorded_ = unmapped == nullptr;
     waits.adopt(unmapped);
   }
+
+  /// Whether the last to_device's unmap has no event in the waits (policy protocol, docs/api.md).
+  bool device_side_unrecorded() const noexcept { return unrecorded_; }
 
   /// To host: map again once the commands in `used_by` have completed.
   void to_host(Access /*access*/, EventList& used_by) {
@@ -336,6 +349,10 @@ class MappedAtRest {
         }
       }
       mapped_ = false;
+    } else if (unrecorded_) {
+      // The last unmap was enqueued without an event (an in-order queue):
+      // memory is not released before it has completed.
+      wait_for_queue_noexcept(q_, "waiting for the unmap of a tensor being released");
     }
     if (Storage::needs_idle_before_free)
       wait_quietly(in_flight_, q_, "waiting for the kernels that use a tensor being released");
@@ -352,6 +369,7 @@ class MappedAtRest {
   bool map_at_view_;    // the view maps, blocking (measured wait, or a map that completes early); not in a ring
   void* ptr_ = nullptr;
   bool mapped_ = false;
+  bool unrecorded_ = false;  // the last to_device unmapped without an event (in-order queue)
   EventList ready_;         // the current map's event, until it has been waited for
   EventList in_flight_;     // commands of the last access not yet waited for (see wait_for_producers),
                             // and the readers of a mapping kept through Access::read accesses

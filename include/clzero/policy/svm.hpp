@@ -76,6 +76,8 @@ class Svm {
   bool host_ready() const { return fine_ ? fine_->host_ready() : coarse_->host_ready(); }
   /// Query (policy protocol, docs/api.md): coarse grain may leave its map to the view.
   bool host_side_deferred() const noexcept { return coarse_ && coarse_->host_side_deferred(); }
+  /// Query (policy protocol, docs/api.md): coarse grain's unmap on an in-order queue has no event.
+  bool device_side_unrecorded() const noexcept { return coarse_ && coarse_->device_side_unrecorded(); }
   /// Starts a map left to the view without blocking (policy protocol, docs/api.md).
   void start_host() {
     if (coarse_) coarse_->start_host();

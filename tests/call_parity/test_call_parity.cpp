@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+// clzero against the fastest legal sequence written by hand, call by call.
+//
+// For each policy on the engine's in-order queue, used as the README shows
+// (wait_list(queue), event_slot(queue)), every OpenCL call of 16 inferences
+// in the steady state is counted (benchmarks/sequences/call_count.cpp, which
+// counts clReleaseEvent too: an event made is an event released); a
+// hand-written program that
+// makes the same output host-visible the same way, with only the calls the
+// OpenCL 3.0 rules require, is logged alike. clzero may make no call the
+// hand-written program does not, except the one it documents: the
+// clSetKernelArg of DeviceAccess::bind, since engines reuse kernels with
+// other arguments. Both check every element of every inference.
+//
+// The hand-written programs follow the host wait the library uses on the
+// device (detail/wait_method.hpp), which CTest sets with CLZERO_HOST_WAIT
+// (map, wait).
+#include <clzero/clzero.hpp>
+
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "call_count.hpp"
+#include "support/catch.hpp"
+#include "support/test_env.hpp"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+constexpr cl_uint kN = 1024;
+constexpr int kWarm = 4, kCounted = 16;
+
+using Counts = std::map<std::string, long long>;
+
+std::string show(const Counts& c) {
+  std::ostringstream s;
+  for (const auto& kv : c) s << kv.first << " x" << kv.second << "  ";
+  return s.str();
+}
+
+// Runs `inference(iter)` kWarm times, then logs kCounted more.
+template <class F>
+Counts logged(F&& inference) {
+  cl_uint iter = 1;
+  for (int i = 0; i < kWarm; ++i) inference(iter++);
+  clzero_seq::start_counting_calls();
+  for (int i = 0; i < kCounted; ++i) inference(iter++);
+  Counts c;
+  for (const auto& kv : clzero_seq::stop_counting_calls()) c[kv.first] = kv.second;
+  return c;
+}
+
+std::size_t wrong_elements(const std::uint32_t* p, cl_uint iter) {
+  std::size_t wrong = 0;
+  for (cl_uint i = 0; i < kN; ++i) wrong += p[i] != value(i, iter);
+  return wrong;
+}
+
+// The library's host wait on the device: whether views of mapped tensors
+// map, blocking, as they open, and whether other waits poll.
+struct Wait {
+  bool map;
+  bool poll;
+};
+
+Wait wait_of(const detail::WaitMethod& m) { return {m.map_at_view, m.poll}; }
+
+// The host waits for `e` as the library's method says: polling its status,
+// or clWaitForEvents.
+void host_wait(cl_event e, Wait w) {
+  if (w.poll) {
+    cl_int status = CL_QUEUED;
+    do ok(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr), "clGetEventInfo");
+    while (status > CL_COMPLETE);
+    ok(status, "the command's status");
+  } else {
+    ok(clWaitForEvents(1, &e), "clWaitForEvents");
+  }
+}
+
+struct Mem {
+  Mem(cl_mem_flags flags) {
+    cl_int rc = CL_SUCCESS;
+    m = clCreateBuffer(Env::get().context, flags, kN * 4, nullptr, &rc);
+    ok(rc, "clCreateBuffer");
+  }
+  ~Mem() { clReleaseMemObject(m); }
+  Mem(const Mem&) = delete;
+  Mem& operator=(const Mem&) = delete;
+  cl_mem m;
+};
+
+void enqueue_fill(cl_kernel k, cl_uint iter, cl_event* event) {
+  Env& env = Env::get();
+  std::size_t global = kN;
+  ok(clSetKernelArg(k, 1, sizeof kN, &kN), "clSetKernelArg");
+  ok(clSetKernelArg(k, 2, sizeof iter, &iter), "clSetKernelArg");
+  ok(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &global, nullptr, 0, nullptr, event), "clEnqueueNDRangeKernel");
+}
+
+// Mapped at rest, by hand: unmap; kernel; map again (blocking, or submitted
+// and waited for); read.
+Counts hand_written_mapped_at_rest(Wait w, std::size_t& wrong) {
+  Env& env = Env::get();
+  Kernel fill("fill_u32");
+  Mem mem(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+  ok(clSetKernelArg(fill.k, 0, sizeof mem.m, &mem.m), "clSetKernelArg");
+  cl_int rc = CL_SUCCESS;
+  void* p = clEnqueueMapBuffer(env.queue, mem.m, CL_TRUE, CL_MAP_READ, 0, kN * 4, 0, nullptr, nullptr, &rc);
+  ok(rc, "clEnqueueMapBuffer");
+  const Counts c = logged([&](cl_uint iter) {
+    ok(clEnqueueUnmapMemObject(env.queue, mem.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+    enqueue_fill(fill.k, iter, nullptr);
+    if (w.map) {
+      p = clEnqueueMapBuffer(env.queue, mem.m, CL_TRUE, CL_MAP_READ, 0, kN * 4, 0, nullptr, nullptr, &rc);
+      ok(rc, "clEnqueueMapBuffer");
+    } else {
+      cl_event mapped = nullptr;
+      p = clEnqueueMapBuffer(env.queue, mem.m, CL_FALSE, CL_MAP_READ, 0, kN * 4, 0, nullptr, &mapped, &rc);
+      ok(rc, "clEnqueueMapBuffer");
+      ok(clFlush(env.queue), "clFlush");
+      host_wait(mapped, w);
+      ok(clReleaseEvent(mapped), "clReleaseEvent");
+    }
+    wrong += wrong_elements(static_cast<const std::uint32_t*>(p), iter);
+  });
+  ok(clEnqueueUnmapMemObject(env.queue, mem.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+  ok(clFinish(env.queue), "clFinish");
+  return c;
+}
+
+// Mapped per inference, by hand: kernel; map (blocking, or submitted and
+// waited for); read; unmap.
+Counts hand_written_map_per_inference(Wait w, std::size_t& wrong) {
+  Env& env = Env::get();
+  Kernel fill("fill_u32");
+  Mem mem(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+  ok(clSetKernelArg(fill.k, 0, sizeof mem.m, &mem.m), "clSetKernelArg");
+  const Counts c = logged([&](cl_uint iter) {
+    enqueue_fill(fill.k, iter, nullptr);
+    cl_int rc = CL_SUCCESS;
+    void* p = nullptr;
+    if (w.map) {
+      p = clEnqueueMapBuffer(env.queue, mem.m, CL_TRUE, CL_MAP_READ, 0, kN * 4, 0, nullptr, nullptr, &rc);
+      ok(rc, "clEnqueueMapBuffer");
+    } else {
+      cl_event mapped = nullptr;
+      p = clEnqueueMapBuffer(env.queue, mem.m, CL_FALSE, CL_MAP_READ, 0, kN * 4, 0, nullptr, &mapped, &rc);
+      ok(rc, "clEnqueueMapBuffer");
+      ok(clFlush(env.queue), "clFlush");
+      host_wait(mapped, w);
+      ok(clReleaseEvent(mapped), "clReleaseEvent");
+    }
+    wrong += wrong_elements(static_cast<const std::uint32_t*>(p), iter);
+    ok(clEnqueueUnmapMemObject(env.queue, mem.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+  });
+  ok(clFinish(env.queue), "clFinish");
+  return c;
+}
+
+// Copied into pinned memory, by hand: kernel; non-blocking read into a
+// mapped ALLOC_HOST_PTR buffer; submitted and waited for; read.
+Counts hand_written_copy_to_pinned(Wait w, std::size_t& wrong) {
+  Env& env = Env::get();
+  Kernel fill("fill_u32");
+  Mem device(CL_MEM_READ_WRITE);
+  Mem staging(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+  ok(clSetKernelArg(fill.k, 0, sizeof device.m, &device.m), "clSetKernelArg");
+  cl_int rc = CL_SUCCESS;
+  void* host = clEnqueueMapBuffer(env.queue, staging.m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kN * 4, 0, nullptr,
+                                  nullptr, &rc);
+  ok(rc, "clEnqueueMapBuffer");
+  const Counts c = logged([&](cl_uint iter) {
+    enqueue_fill(fill.k, iter, nullptr);
+    cl_event down = nullptr;
+    ok(clEnqueueReadBuffer(env.queue, device.m, CL_FALSE, 0, kN * 4, host, 0, nullptr, &down), "clEnqueueReadBuffer");
+    ok(clFlush(env.queue), "clFlush");
+    host_wait(down, w);
+    ok(clReleaseEvent(down), "clReleaseEvent");
+    wrong += wrong_elements(static_cast<const std::uint32_t*>(host), iter);
+  });
+  ok(clEnqueueUnmapMemObject(env.queue, staging.m, host, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+  ok(clFinish(env.queue), "clFinish");
+  return c;
+}
+
+// The README's inference with `Policy`.
+template <class Policy>
+Counts with_clzero(const typename Policy::Options& options, std::size_t& wrong) {
+  Env& env = Env::get();
+  Kernel fill("fill_u32");
+  MappedTensor<std::uint32_t, Policy> t(env.context, env.queue, {kN}, Intent::output, options);
+  return logged([&](cl_uint iter) {
+    {
+      auto dev = t.device_access();
+      dev.bind(fill.k, 0);
+      std::size_t global = kN;
+      ok(clSetKernelArg(fill.k, 1, sizeof kN, &kN), "clSetKernelArg");
+      ok(clSetKernelArg(fill.k, 2, sizeof iter, &iter), "clSetKernelArg");
+      ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &global, nullptr, dev.wait_count(env.queue),
+                                dev.wait_list(env.queue), dev.event_slot(env.queue)),
+         "clEnqueueNDRangeKernel");
+    }
+    auto view = t.read_view();
+    wrong += wrong_elements(view.data(), iter);
+  });
+}
+
+// Every call clzero makes beyond the hand-written program, per inference,
+// less the documented bind. Where the host polls, the number of status
+// queries (and of clWaitForEvents after clzero's spin budget) depends on
+// timing and is not compared.
+std::string extra_calls(const Counts& lib, const Counts& hand, bool polled) {
+  std::ostringstream s;
+  for (const auto& kv : lib) {
+    if (polled && (kv.first == "clGetEventInfo" || kv.first == "clWaitForEvents")) continue;
+    const auto h = hand.find(kv.first);
+    const long long allowed = (h == hand.end() ? 0 : h->second) + (kv.first == "clSetKernelArg" ? kCounted : 0);
+    if (kv.second > allowed) s << kv.first << " +" << (kv.second - allowed) << " in " << kCounted << "  ";
+  }
+  return s.str();
+}
+
+template <class Policy, class Hand>
+void compare(const char* what, const typename Policy::Options& options, Hand&& hand, bool map_at_view = false) {
+  Wait w = wait_of(detail::wait_method(Env::get().context, Env::get().device));
+  w.map = w.map || map_at_view;
+  std::size_t wrong_lib = 0, wrong_hand = 0;
+  const Counts lib = with_clzero<Policy>(options, wrong_lib);
+  const Counts by_hand = hand(w, wrong_hand);
+  const bool polled = by_hand.count("clGetEventInfo") != 0;
+  INFO(what << (w.map ? ", mapped tensors map at the view" : "") << (w.poll ? ", polled" : ", waited for"));
+  INFO("clzero:       " << show(lib));
+  INFO("hand-written: " << show(by_hand));
+  REQUIRE(clzero_seq::call_counting_works());
+  CHECK(wrong_lib == 0);
+  CHECK(wrong_hand == 0);
+  CHECK(extra_calls(lib, by_hand, polled).empty());
+  REQUIRE(lib.count("clEnqueueNDRangeKernel") == 1);
+  CHECK(lib.at("clEnqueueNDRangeKernel") == kCounted);
+}
+
+}  // namespace
+
+TEST_CASE("Persistent makes no call the hand-written mapped-at-rest sequence does not", "[call_parity]") {
+  compare<policy::Persistent>("Persistent (alloc_host_ptr)", {}, hand_written_mapped_at_rest);
+}
+
+// NVIDIA's host-located memory always maps at the view (the non-blocking
+// map completes early there, policy/persistent.hpp). The calls do not
+// depend on the allocation, so the hand-written program's buffer is an
+// ALLOC_HOST_PTR one.
+TEST_CASE("Persistent over NVIDIA host-located memory makes no call the hand-written blocking re-map does not",
+          "[call_parity]") {
+  if (!Env::get().caps.nv_create_buffer) {
+    WARN("not compared: the device lacks cl_nv_create_buffer");
+    return;
+  }
+  policy::Persistent::Options o;
+  o.allocation = Allocation::nv_host_pinned();
+  compare<policy::Persistent>("Persistent (nv_host_pinned)", o, hand_written_mapped_at_rest, true);
+}
+
+TEST_CASE("MapPerInference makes no call the hand-written per-inference map does not", "[call_parity]") {
+  compare<policy::MapPerInference>("MapPerInference (alloc_host_ptr)", {}, hand_written_map_per_inference);
+}
+
+TEST_CASE("CopyToPinned makes no call the hand-written read into pinned memory does not", "[call_parity]") {
+  if (Env::get().caps.nv_create_buffer) {
+    WARN("not compared: the staging buffer is NVIDIA host-located memory on this device");
+    return;
+  }
+  compare<policy::CopyToPinned>("CopyToPinned", {}, hand_written_copy_to_pinned);
+}
