@@ -166,44 +166,83 @@ inline std::atomic<long long>& spin_wait_ns() noexcept {
   static std::atomic<long long> ns{100000};  // 100 us
   return ns;
 }
+/// The longest a view polls on a device with its own processors, however
+/// long the tensor's last wait was: 10 ms.
+constexpr long long kMaxLearnedSpinNs = 10000000;
 }  // namespace detail
 
 /// How long a host view polls clzero's events before blocking in
 /// clWaitForEvents, on devices whose measured wait is polling
 /// (detail/wait_method.hpp, printed by clzero-info): default 100 us, no
-/// sleep and wake-up meanwhile. On NVIDIA's driver 580 (H200) polling took a
-/// 4 KiB inference from 17.2 to 13.0 us, and on PoCL 3.1 a polled event beat
-/// clWaitForEvents in the legal sequences of every memory kind
-/// (docs/benchmarks.md). Zero blocks at once on every device. Process-wide.
+/// sleep and wake-up meanwhile. On a device with its own processors (a GPU,
+/// an accelerator) a tensor polls for as long as its last wait took, plus a
+/// quarter, up to 10 ms: an engine that runs the same network every time
+/// then never pays clWaitForEvents' wake-up, which cost a TensorRing of
+/// 4 MiB slots 4% on the H200 (docs/benchmarks.md). On CPU devices the
+/// budget stays fixed, since the poll takes a core from the device's own
+/// threads. On NVIDIA's driver 580 (H200) polling took a 4 KiB inference
+/// from 17.2 to 13.0 us, and on PoCL 3.1 a polled event beat
+/// clWaitForEvents in the legal sequences of every memory kind. Zero blocks
+/// at once on every device. Process-wide.
 inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
   detail::spin_wait_ns().store(spin.count() > 0 ? static_cast<long long>(spin.count()) : 0);
 }
 
 namespace detail {
 
-/// clWaitForEvents, after polling the events for the spin budget when
-/// `spin_first` (the device's measured wait, QueueContext::spin). Returns
-/// what clWaitForEvents returns (CL_SUCCESS once all completed).
-inline cl_int await(const EventList& events, bool spin_first) noexcept {
-  const long long spin = spin_first ? spin_wait_ns().load(std::memory_order_relaxed) : 0;
-  if (spin > 0) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(spin);
-    for (;;) {
-      bool done = true, failed = false;
-      for (cl_event e : events) {
-        cl_int status = CL_QUEUED;
-        if (!event_status(e, status) || status < 0) {
-          failed = true;  // let clWaitForEvents report it
-          break;
-        }
-        done = done && status == CL_COMPLETE;
+/// How a tensor's host views wait for events: whether they poll first
+/// (the device's measured wait), whether the poll may grow to the length of
+/// the tensor's last wait (devices with their own processors), and that
+/// length. Each policy keeps its own copy (in its QueueContext), so a
+/// tensor learns from its own waits only.
+struct HostWait {
+  bool poll = false;
+  bool learn = false;
+  mutable long long last_ns = 0;  // the last wait that ended in success, from its start to its end
+};
+
+/// The poll budget of the next wait: zero when the device's wait is not
+/// polling or set_spin_wait(0) was called; else set_spin_wait()'s budget,
+/// grown to 1.25 times the last wait (at most kMaxLearnedSpinNs) where the
+/// wait learns.
+inline long long spin_budget_ns(const HostWait& w) noexcept {
+  const long long base = spin_wait_ns().load(std::memory_order_relaxed);
+  if (!w.poll || base <= 0) return 0;
+  if (!w.learn) return base;
+  return std::max(base, std::min(kMaxLearnedSpinNs, w.last_ns + w.last_ns / 4));
+}
+
+/// clWaitForEvents, after polling the events for the tensor's spin budget
+/// (spin_budget_ns). Returns what clWaitForEvents returns (CL_SUCCESS once
+/// all completed); a wait that succeeded is remembered for the next budget.
+inline cl_int await(const EventList& events, const HostWait& w) noexcept {
+  const long long spin = spin_budget_ns(w);
+  if (spin <= 0) return clWaitForEvents(events.count(), events.data());
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::nanoseconds(spin);
+  const auto remember = [&] {
+    w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (;;) {
+    bool done = true, failed = false;
+    for (cl_event e : events) {
+      cl_int status = CL_QUEUED;
+      if (!event_status(e, status) || status < 0) {
+        failed = true;  // let clWaitForEvents report it
+        break;
       }
-      if (failed) break;
-      if (done) return CL_SUCCESS;
-      if (std::chrono::steady_clock::now() >= deadline) break;
+      done = done && status == CL_COMPLETE;
     }
+    if (failed) break;
+    if (done) {
+      remember();
+      return CL_SUCCESS;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
   }
-  return clWaitForEvents(events.count(), events.data());
+  const cl_int rc = clWaitForEvents(events.count(), events.data());
+  if (rc == CL_SUCCESS) remember();
+  return rc;
 }
 
 /// Whether every event has finished, in success or in error. False also
@@ -224,9 +263,9 @@ inline bool all_finished(const EventList& events) noexcept {
 /// commands are over) and CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST is
 /// raised, naming `doing`, once; if the wait itself failed, the events are
 /// kept, so that a release still waits for them.
-inline void wait_for(EventList& events, bool spin_first, const char* doing) {
+inline void wait_for(EventList& events, const HostWait& w, const char* doing) {
   if (events.empty()) return;
-  const cl_int rc = await(events, spin_first);
+  const cl_int rc = await(events, w);
   if (rc == CL_SUCCESS || all_finished(events)) events.clear();
   check(rc, "clWaitForEvents", doing);
 }

@@ -6,6 +6,7 @@
 // CLZERO_HOST_WAIT names the method.
 #include <clzero/clzero.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -35,7 +36,7 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
 
   // A tensor's queue context carries the device's choice.
   const detail::QueueContext q = detail::QueueContext::make(env.context, env.queue, "test");
-  CHECK(q.spin == first.poll);
+  CHECK(q.host_wait.poll == first.poll);
   CHECK(q.map_at_view == first.map_at_view);
 
   // And a tensor made now still reads fresh data with it.
@@ -92,4 +93,59 @@ TEST_CASE("CLZERO_HOST_WAIT names the host's wait without measuring", "[wait_env
     auto view = t->read_view();
     CHECK(view[0] == 0u);  // nothing wrote it: still the zeros of the allocation
   }
+}
+
+// The poll budget (set_spin_wait): fixed on CPU devices, grown to the
+// tensor's last wait elsewhere, bounded, and zero when switched off.
+TEST_CASE("The poll budget follows the tensor's last wait on devices with their own processors", "[wait_method]") {
+  using std::chrono::microseconds;
+  const long long base = detail::spin_wait_ns().load();
+  struct Restore {
+    long long ns;
+    ~Restore() { set_spin_wait(std::chrono::nanoseconds(ns)); }
+  } restore{base};
+  set_spin_wait(microseconds(100));
+
+  detail::HostWait blocks;  // the device's wait is clWaitForEvents
+  blocks.last_ns = 4000000;
+  CHECK(detail::spin_budget_ns(blocks) == 0);
+
+  detail::HostWait cpu;
+  cpu.poll = true;
+  cpu.last_ns = 4000000;
+  CHECK(detail::spin_budget_ns(cpu) == 100000);
+
+  detail::HostWait gpu;
+  gpu.poll = gpu.learn = true;
+  CHECK(detail::spin_budget_ns(gpu) == 100000);  // nothing learnt yet
+  gpu.last_ns = 40000;
+  CHECK(detail::spin_budget_ns(gpu) == 100000);  // never below set_spin_wait's budget
+  gpu.last_ns = 4000000;
+  CHECK(detail::spin_budget_ns(gpu) == 5000000);  // the last wait and a quarter
+  gpu.last_ns = 1000000000;
+  CHECK(detail::spin_budget_ns(gpu) == detail::kMaxLearnedSpinNs);
+  set_spin_wait(std::chrono::nanoseconds(0));
+  CHECK(detail::spin_budget_ns(gpu) == 0);
+  set_spin_wait(microseconds(100));
+
+  // A wait that succeeds is remembered: a marker behind a kernel.
+  Env& env = Env::get();
+  Kernel fill("fill_u32");
+  const std::size_t n = 1 << 16;
+  cl_int rc = CL_SUCCESS;
+  cl_mem out = clCreateBuffer(env.context, CL_MEM_READ_WRITE, n * 4, nullptr, &rc);
+  ok(rc, "clCreateBuffer");
+  fill.arg(0, out);
+  fill.arg(1, static_cast<cl_uint>(n));
+  fill.arg(2, cl_uint{7});
+  EventList done;
+  cl_event e = nullptr;
+  ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &n, nullptr, 0, nullptr, &e), "clEnqueueNDRangeKernel");
+  done.adopt(e);
+  ok(clFlush(env.queue), "clFlush");
+  detail::HostWait learns;
+  learns.poll = learns.learn = true;
+  CHECK(detail::await(done, learns) == CL_SUCCESS);
+  CHECK(learns.last_ns > 0);
+  clReleaseMemObject(out);
 }

@@ -47,7 +47,7 @@ class Coherent {
   }
 
   void* host_pointer(bool /*overwrite_all*/) {
-    wait_for(in_flight_, q_.spin, who_);
+    wait_for(in_flight_, q_.host_wait, who_);
     return storage_.svm_pointer();
   }
 

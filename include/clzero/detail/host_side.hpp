@@ -57,7 +57,7 @@ inline bool complete_or_ordered(EventList& events, const QueueContext& q, const 
     events.adopt(marker);
   }
   check(clFlush(q.q()), "clFlush", who, "submitting the commands the host waits for");
-  wait_for(events, q.spin, step);
+  wait_for(events, q.host_wait, step);
   return false;
 }
 

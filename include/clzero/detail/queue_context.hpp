@@ -21,7 +21,9 @@ struct QueueContext {
   cl_device_id device = nullptr;
   cl_platform_id platform = nullptr;
   bool out_of_order = false;
-  bool spin = false;  // host views poll events before blocking (measured per device: detail/wait_method.hpp)
+  // Host views poll events before blocking (measured per device:
+  // detail/wait_method.hpp), for longer on devices with their own processors.
+  HostWait host_wait;
   // Host views of mapped-at-rest tensors map (blocking) when they open rather
   // than right after the kernels (measured per device; never in a TensorRing,
   // whose views must not wait for the later inferences on the queue).
@@ -56,7 +58,10 @@ struct QueueContext {
     check(clGetDeviceInfo(q.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof q.max_alloc, &q.max_alloc, nullptr),
           "clGetDeviceInfo", doing);
     const WaitMethod wait = wait_method(q.ctx(), q.device);
-    q.spin = wait.poll;
+    q.host_wait.poll = wait.poll;
+    cl_device_type type = 0;
+    check(clGetDeviceInfo(q.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr), "clGetDeviceInfo", doing);
+    q.host_wait.learn = (type & CL_DEVICE_TYPE_CPU) == 0;
     q.map_at_view = wait.map_at_view;
     return q;
   }

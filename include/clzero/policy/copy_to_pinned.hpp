@@ -69,7 +69,7 @@ class CopyToPinned {
       const char* api = "clEnqueueFillBuffer";
       cl_int done = rc;
       if (done == CL_SUCCESS && (done = clFlush(q_.q())) != CL_SUCCESS) api = "clFlush";
-      if (done == CL_SUCCESS && (done = detail::await(filled, false)) != CL_SUCCESS) api = "clWaitForEvents";
+      if (done == CL_SUCCESS && (done = detail::await(filled, detail::HostWait{})) != CL_SUCCESS) api = "clWaitForEvents";
       if (done != CL_SUCCESS) {
         detail::wait_for_noexcept(filled, q_.q(), "CopyToPinned: waiting for a failed fill");
         unmap_staging();
@@ -137,12 +137,12 @@ class CopyToPinned {
     // reading it. An upload that ended in error has stopped too; its failure
     // reached the engine through the kernels that waited on it.
     if (!uploaded_.empty()) {
-      const cl_int rc = detail::await(uploaded_, q_.spin);
+      const cl_int rc = detail::await(uploaded_, q_.host_wait);
       if (rc == CL_SUCCESS || detail::all_finished(uploaded_)) uploaded_.clear();
       if (rc != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
         detail::check(rc, "clWaitForEvents", name, "waiting for the upload to finish reading the host copy");
     }
-    detail::wait_for(downloaded_, q_.spin, "CopyToPinned: waiting for the download to the host");
+    detail::wait_for(downloaded_, q_.host_wait, "CopyToPinned: waiting for the download to the host");
     return host_;
   }
 

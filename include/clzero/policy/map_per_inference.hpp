@@ -135,7 +135,7 @@ class MapPerInference {
       if (rc == CL_SUCCESS) {
         api = "clWaitForEvents";
         doing = "waiting for the map of a host view";
-        rc = detail::await(mapped, q_.spin);
+        rc = detail::await(mapped, q_.host_wait);
       }
       if (rc != CL_SUCCESS) {
         // The view fails. A map still running is waited for; one that

@@ -254,7 +254,7 @@ class MappedAtRest {
     if (!ready_.empty()) {
       // The view submitted the queue (clFlush) already.
       constexpr const char* step = "waiting for the map that makes the tensor visible to the host";
-      const cl_int rc = await(ready_, q_.spin);
+      const cl_int rc = await(ready_, q_.host_wait);
       if (rc != CL_SUCCESS) {
         // Keep the map's event while it may still run; once it has finished,
         // the state follows what the map did, whatever the wait reported.
@@ -272,7 +272,7 @@ class MappedAtRest {
       }
       ready_.clear();
     }
-    if (wait_for_producers_) wait_for(in_flight_, q_.spin, "waiting for the commands that produced the tensor");
+    if (wait_for_producers_) wait_for(in_flight_, q_.host_wait, "waiting for the commands that produced the tensor");
     return ptr_;
   }
 
