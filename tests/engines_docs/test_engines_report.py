@@ -17,8 +17,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOOL = os.path.join(ROOT, "tools", "engines_report.py")
 DOC = os.path.join(ROOT, "docs", "engines.md")
 LOGS = os.path.join(ROOT, "docs", "logs")
-NVIDIA = os.path.join("h200", "7-mnn", "nvidia")
-POCL = os.path.join("ci", "7-mnn-pocl")
+
+# The folders the tool reads, from the tool itself: damage applied anywhere
+# else would prove nothing.
+def _tool_devices():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("engines_report", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folders = [folder for folder, _ in module.DEVICES]
+    if len(folders) != 2 or not folders[0].startswith("h200/") or not folders[1].startswith("ci/"):
+        raise SystemExit("test_engines_report: expected an H200 and a CI folder in DEVICES, got %r" % folders)
+    return [os.path.join(*folder.split("/")) for folder in folders]
+
+
+NVIDIA, POCL = _tool_devices()
 BEGIN = "<!-- engines_report:begin mnn -->"
 END = "<!-- engines_report:end mnn -->"
 
