@@ -103,65 +103,51 @@ void enqueue_fill(cl_kernel k, cl_uint iter, cl_event* event) {
   ok(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &global, nullptr, 0, nullptr, event), "clEnqueueNDRangeKernel");
 }
 
-// Mapped at rest, by hand: unmap; kernel; map again (blocking, or submitted
-// and waited for); read.
-Counts hand_written_mapped_at_rest(Wait w, std::size_t& wrong) {
+// Maps the whole buffer for reading the way the library's wait says: one
+// blocking call, or a non-blocking map submitted and waited for.
+void* map_for_host(cl_mem m, Wait w) {
+  Env& env = Env::get();
+  cl_int rc = CL_SUCCESS;
+  if (w.map) {
+    void* p = clEnqueueMapBuffer(env.queue, m, CL_TRUE, CL_MAP_READ, 0, kN * 4, 0, nullptr, nullptr, &rc);
+    ok(rc, "clEnqueueMapBuffer");
+    return p;
+  }
+  cl_event mapped = nullptr;
+  void* p = clEnqueueMapBuffer(env.queue, m, CL_FALSE, CL_MAP_READ, 0, kN * 4, 0, nullptr, &mapped, &rc);
+  ok(rc, "clEnqueueMapBuffer");
+  ok(clFlush(env.queue), "clFlush");
+  host_wait(mapped, w);
+  ok(clReleaseEvent(mapped), "clReleaseEvent");
+  return p;
+}
+
+// Mapped by hand, at rest (unmap; kernel; map again; read) or per
+// inference (kernel; map; read; unmap), the map blocking or submitted and
+// waited for.
+Counts hand_written_map(Wait w, bool at_rest, std::size_t& wrong) {
   Env& env = Env::get();
   Kernel fill("fill_u32");
   Mem mem(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
   ok(clSetKernelArg(fill.k, 0, sizeof mem.m, &mem.m), "clSetKernelArg");
-  cl_int rc = CL_SUCCESS;
-  void* p = clEnqueueMapBuffer(env.queue, mem.m, CL_TRUE, CL_MAP_READ, 0, kN * 4, 0, nullptr, nullptr, &rc);
-  ok(rc, "clEnqueueMapBuffer");
-  const Counts c = logged([&](cl_uint iter) {
+  void* p = at_rest ? map_for_host(mem.m, Wait{true, false}) : nullptr;
+  const auto unmap = [&] {
     ok(clEnqueueUnmapMemObject(env.queue, mem.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+  };
+  const Counts c = logged([&](cl_uint iter) {
+    if (at_rest) unmap();
     enqueue_fill(fill.k, iter, nullptr);
-    if (w.map) {
-      p = clEnqueueMapBuffer(env.queue, mem.m, CL_TRUE, CL_MAP_READ, 0, kN * 4, 0, nullptr, nullptr, &rc);
-      ok(rc, "clEnqueueMapBuffer");
-    } else {
-      cl_event mapped = nullptr;
-      p = clEnqueueMapBuffer(env.queue, mem.m, CL_FALSE, CL_MAP_READ, 0, kN * 4, 0, nullptr, &mapped, &rc);
-      ok(rc, "clEnqueueMapBuffer");
-      ok(clFlush(env.queue), "clFlush");
-      host_wait(mapped, w);
-      ok(clReleaseEvent(mapped), "clReleaseEvent");
-    }
+    p = map_for_host(mem.m, w);
     wrong += wrong_elements(static_cast<const std::uint32_t*>(p), iter);
+    if (!at_rest) unmap();
   });
-  ok(clEnqueueUnmapMemObject(env.queue, mem.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+  if (at_rest) unmap();
   ok(clFinish(env.queue), "clFinish");
   return c;
 }
 
-// Mapped per inference, by hand: kernel; map (blocking, or submitted and
-// waited for); read; unmap.
-Counts hand_written_map_per_inference(Wait w, std::size_t& wrong) {
-  Env& env = Env::get();
-  Kernel fill("fill_u32");
-  Mem mem(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
-  ok(clSetKernelArg(fill.k, 0, sizeof mem.m, &mem.m), "clSetKernelArg");
-  const Counts c = logged([&](cl_uint iter) {
-    enqueue_fill(fill.k, iter, nullptr);
-    cl_int rc = CL_SUCCESS;
-    void* p = nullptr;
-    if (w.map) {
-      p = clEnqueueMapBuffer(env.queue, mem.m, CL_TRUE, CL_MAP_READ, 0, kN * 4, 0, nullptr, nullptr, &rc);
-      ok(rc, "clEnqueueMapBuffer");
-    } else {
-      cl_event mapped = nullptr;
-      p = clEnqueueMapBuffer(env.queue, mem.m, CL_FALSE, CL_MAP_READ, 0, kN * 4, 0, nullptr, &mapped, &rc);
-      ok(rc, "clEnqueueMapBuffer");
-      ok(clFlush(env.queue), "clFlush");
-      host_wait(mapped, w);
-      ok(clReleaseEvent(mapped), "clReleaseEvent");
-    }
-    wrong += wrong_elements(static_cast<const std::uint32_t*>(p), iter);
-    ok(clEnqueueUnmapMemObject(env.queue, mem.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
-  });
-  ok(clFinish(env.queue), "clFinish");
-  return c;
-}
+Counts hand_written_mapped_at_rest(Wait w, std::size_t& wrong) { return hand_written_map(w, true, wrong); }
+Counts hand_written_map_per_inference(Wait w, std::size_t& wrong) { return hand_written_map(w, false, wrong); }
 
 // Copied into pinned memory, by hand: kernel; non-blocking read into a
 // mapped ALLOC_HOST_PTR buffer; submitted and waited for; read.
