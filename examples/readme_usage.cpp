@@ -14,13 +14,14 @@
 // clzero::MappedTensor<float> uses policy::Auto, the best policy for the device.
 struct Model {
   Model(cl_context context, cl_command_queue q, cl_kernel k, std::size_t count)
-      : queue(q), kernel(k), n(count), logits(context, q, {count}, clzero::Intent::output) {}
+      : queue(q), kernel(k), n(count), logits(context, q, {count}, clzero::Intent::output) {
+    logits.bind(kernel, 0);  // argument 0 of the kernel, set once
+  }
 
   // Every inference: the kernel writes the logits, the host reads them.
   float infer() {
     {
       auto dev = logits.device_access();  // the tensor is now legal for kernels
-      dev.bind(kernel, 0);
       clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &n, nullptr,  //
                              dev.wait_count(queue), dev.wait_list(queue), dev.event_slot(queue));
     }  // back to the host, ordered after the kernel's event

@@ -114,6 +114,29 @@ TEST_CASE("null kernels and null events are rejected", "[misuse]") {
   CHECK(error_of([&] { dev.used_by(nullptr); }).kind() == ErrorKind::invalid_argument);
 }
 
+TEST_CASE("MappedTensor::bind rejects an empty tensor, a null kernel and an offset outside the tensor",
+          "[misuse]") {
+  Tensor empty;
+  Kernel k("fill_u32");
+  const Error e = error_of([&] { empty.bind(k.k, 0); });
+  CHECK(e.kind() == ErrorKind::misuse);
+  CHECK(mentions(e, "MappedTensor::bind"));
+  Tensor t(Env::get().queue, {16}, Intent::output, {});
+  const Error null_kernel = error_of([&] { t.bind(nullptr, 0); });
+  CHECK(null_kernel.kind() == ErrorKind::invalid_argument);
+  CHECK(mentions(null_kernel, "MappedTensor::bind"));
+  const Error past = error_of([&] { t.bind(k.k, 0, 64); });
+  CHECK(past.kind() == ErrorKind::invalid_argument);
+  CHECK(mentions(past, "is past the tensor's 64 bytes"));
+  // Allowed while a view is open or an access is open: no memory is touched.
+  {
+    auto view = t.read_view();
+    CHECK_NOTHROW(t.bind(k.k, 0));
+  }
+  auto dev = t.device_access();
+  CHECK_NOTHROW(t.bind(k.k, 0));
+}
+
 TEST_CASE("a shape with zero elements is rejected", "[misuse]") {
   CHECK(mentions(error_of([] { Shape s{4, 0, 2}; }), "at least one element"));
   CHECK(mentions(error_of([] { Shape s(std::vector<std::size_t>{}.begin(), std::vector<std::size_t>{}.end()); }),

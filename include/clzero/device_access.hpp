@@ -64,7 +64,7 @@ class DeviceAccess {
   /// for USM. Works for every policy. A non-zero `byte_offset` binds a part
   /// of a pointer-backed (SVM, USM) tensor; buffers bind whole.
   void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset = 0) const {
-    state("DeviceAccess::bind")->bind(kernel, index, byte_offset);
+    state("DeviceAccess::bind")->bind(kernel, index, byte_offset, "DeviceAccess::bind");
   }
 
   /// The cl_mem to pass to kernels (buffer-backed policies), or null for SVM

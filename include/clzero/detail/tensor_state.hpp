@@ -21,7 +21,8 @@ class TensorState {
   virtual void end_view(bool wrote) noexcept = 0;
   /// The device access ended: hand the tensor back to the host, after `used_by`.
   virtual void end_device_access(Access access) = 0;
-  virtual void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset) = 0;
+  /// Sets the tensor as a kernel argument; `doing` names the public call in errors.
+  virtual void bind(cl_kernel kernel, cl_uint index, std::size_t byte_offset, const char* doing) = 0;
   virtual cl_mem buffer() const noexcept = 0;
   virtual void* svm_pointer() const noexcept = 0;
   virtual const char* policy_name() const noexcept = 0;
