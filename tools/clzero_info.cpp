@@ -80,10 +80,9 @@ void device_report(cl_device_id device, const Args& args) {
   // (detail/wait_method.hpp), the same measurement every tensor uses.
   const clzero::detail::WaitMethod wait = clzero::detail::wait_method(context.get(), device);
   char spin[160];
-  const bool learns = (c.type & CL_DEVICE_TYPE_CPU) == 0;
-  std::snprintf(spin, sizeof spin, "poll for up to %.0f us%s, then clWaitForEvents",
-                static_cast<double>(clzero::detail::spin_wait_ns().load()) / 1000.0,
-                learns ? " (or 1.25 times the tensor's last wait, at most 10 ms)" : "");
+  std::snprintf(spin, sizeof spin,
+                "poll for up to %.0f us (or 1.25 times the tensor's last wait, at most 10 ms), then clWaitForEvents",
+                static_cast<double>(clzero::detail::spin_wait_ns().load()) / 1000.0);
   row("host views wait", std::string(wait.poll ? spin : "clWaitForEvents at once") + " (" + wait.reason + ")");
   const std::size_t sizes[] = {4096, std::size_t{1} << 20, std::size_t{16} << 20};
   const auto candidates = clzero::policy::available(c, clzero::Intent::output);

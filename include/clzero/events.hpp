@@ -166,49 +166,45 @@ inline std::atomic<long long>& spin_wait_ns() noexcept {
   static std::atomic<long long> ns{100000};  // 100 us
   return ns;
 }
-/// The longest a view polls on a device with its own processors, however
-/// long the tensor's last wait was: 10 ms.
+/// The longest a view polls, however long the tensor's last wait was: 10 ms.
 constexpr long long kMaxLearnedSpinNs = 10000000;
 }  // namespace detail
 
 /// How long a host view polls clzero's events before blocking in
 /// clWaitForEvents, on devices whose measured wait is polling
 /// (detail/wait_method.hpp, printed by clzero-info): default 100 us, no
-/// sleep and wake-up meanwhile. On a device with its own processors (a GPU,
-/// an accelerator) a tensor polls for as long as its last wait took, plus a
-/// quarter, up to 10 ms: an engine that runs the same network every time
-/// then never pays clWaitForEvents' wake-up, which cost a TensorRing of
-/// 4 MiB slots 4% on the H200 (docs/benchmarks.md). On CPU devices the
-/// budget stays fixed, since the poll takes a core from the device's own
-/// threads. On NVIDIA's driver 580 (H200) polling took a 4 KiB inference
-/// from 17.2 to 13.0 us, and on PoCL 3.1 a polled event beat
-/// clWaitForEvents in the legal sequences of every memory kind. Zero blocks
-/// at once on every device. Process-wide.
+/// sleep and wake-up meanwhile, or, if longer, as long as the tensor's last
+/// wait took plus a quarter, up to 10 ms. An engine that runs the same
+/// network every time then never pays clWaitForEvents' wake-up: with the
+/// fixed 100 us, a TensorRing of 4 MiB slots on the H200 lost 4% to the
+/// best hand-written ring, and fine-grained Svm at 4 MiB on PoCL 3.1 (2
+/// vCPUs) 17% to the same calls polled without a bound
+/// (docs/benchmarks.md). Polling was measured faster than blocking on both:
+/// on NVIDIA's driver 580 it took a 4 KiB inference from 17.2 to 13.0 us,
+/// and on PoCL 3.1 a polled event beat clWaitForEvents in the legal
+/// sequences of every memory kind. Zero blocks at once on every device.
+/// Process-wide.
 inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
   detail::spin_wait_ns().store(spin.count() > 0 ? static_cast<long long>(spin.count()) : 0);
 }
 
 namespace detail {
 
-/// How a tensor's host views wait for events: whether they poll first
-/// (the device's measured wait), whether the poll may grow to the length of
-/// the tensor's last wait (devices with their own processors), and that
-/// length. Each policy keeps its own copy (in its QueueContext), so a
-/// tensor learns from its own waits only.
+/// How a tensor's host views wait for events: whether they poll first (the
+/// device's measured wait), and how long the tensor's last wait took. Each
+/// policy keeps its own copy (in its QueueContext), so a tensor learns from
+/// its own waits only.
 struct HostWait {
   bool poll = false;
-  bool learn = false;
   mutable long long last_ns = 0;  // the last wait that ended in success, from its start to its end
 };
 
 /// The poll budget of the next wait: zero when the device's wait is not
 /// polling or set_spin_wait(0) was called; else set_spin_wait()'s budget,
-/// grown to 1.25 times the last wait (at most kMaxLearnedSpinNs) where the
-/// wait learns.
+/// or 1.25 times the last wait if that is longer, at most kMaxLearnedSpinNs.
 inline long long spin_budget_ns(const HostWait& w) noexcept {
   const long long base = spin_wait_ns().load(std::memory_order_relaxed);
   if (!w.poll || base <= 0) return 0;
-  if (!w.learn) return base;
   return std::max(base, std::min(kMaxLearnedSpinNs, w.last_ns + w.last_ns / 4));
 }
 

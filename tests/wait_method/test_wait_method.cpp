@@ -95,9 +95,9 @@ TEST_CASE("CLZERO_HOST_WAIT names the host's wait without measuring", "[wait_env
   }
 }
 
-// The poll budget (set_spin_wait): fixed on CPU devices, grown to the
-// tensor's last wait elsewhere, bounded, and zero when switched off.
-TEST_CASE("The poll budget follows the tensor's last wait on devices with their own processors", "[wait_method]") {
+// The poll budget (set_spin_wait): grown to the tensor's last wait,
+// bounded, and zero when switched off or where the device's wait blocks.
+TEST_CASE("The poll budget follows the tensor's last wait", "[wait_method]") {
   using std::chrono::microseconds;
   const long long base = detail::spin_wait_ns().load();
   struct Restore {
@@ -110,22 +110,17 @@ TEST_CASE("The poll budget follows the tensor's last wait on devices with their 
   blocks.last_ns = 4000000;
   CHECK(detail::spin_budget_ns(blocks) == 0);
 
-  detail::HostWait cpu;
-  cpu.poll = true;
-  cpu.last_ns = 4000000;
-  CHECK(detail::spin_budget_ns(cpu) == 100000);
-
-  detail::HostWait gpu;
-  gpu.poll = gpu.learn = true;
-  CHECK(detail::spin_budget_ns(gpu) == 100000);  // nothing learnt yet
-  gpu.last_ns = 40000;
-  CHECK(detail::spin_budget_ns(gpu) == 100000);  // never below set_spin_wait's budget
-  gpu.last_ns = 4000000;
-  CHECK(detail::spin_budget_ns(gpu) == 5000000);  // the last wait and a quarter
-  gpu.last_ns = 1000000000;
-  CHECK(detail::spin_budget_ns(gpu) == detail::kMaxLearnedSpinNs);
+  detail::HostWait polls;
+  polls.poll = true;
+  CHECK(detail::spin_budget_ns(polls) == 100000);  // nothing learnt yet
+  polls.last_ns = 40000;
+  CHECK(detail::spin_budget_ns(polls) == 100000);  // never below set_spin_wait's budget
+  polls.last_ns = 4000000;
+  CHECK(detail::spin_budget_ns(polls) == 5000000);  // the last wait and a quarter
+  polls.last_ns = 1000000000;
+  CHECK(detail::spin_budget_ns(polls) == detail::kMaxLearnedSpinNs);
   set_spin_wait(std::chrono::nanoseconds(0));
-  CHECK(detail::spin_budget_ns(gpu) == 0);
+  CHECK(detail::spin_budget_ns(polls) == 0);
   set_spin_wait(microseconds(100));
 
   // A wait that succeeds is remembered: a marker behind a kernel.
@@ -144,7 +139,7 @@ TEST_CASE("The poll budget follows the tensor's last wait on devices with their 
   done.adopt(e);
   ok(clFlush(env.queue), "clFlush");
   detail::HostWait learns;
-  learns.poll = learns.learn = true;
+  learns.poll = true;
   CHECK(detail::await(done, learns) == CL_SUCCESS);
   CHECK(learns.last_ns > 0);
   clReleaseMemObject(out);

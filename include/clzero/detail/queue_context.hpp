@@ -22,7 +22,7 @@ struct QueueContext {
   cl_platform_id platform = nullptr;
   bool out_of_order = false;
   // Host views poll events before blocking (measured per device:
-  // detail/wait_method.hpp), for longer on devices with their own processors.
+  // detail/wait_method.hpp), as long as the tensor's last wait took.
   HostWait host_wait;
   // Host views of mapped-at-rest tensors map (blocking) when they open rather
   // than right after the kernels (measured per device; never in a TensorRing,
@@ -59,9 +59,6 @@ struct QueueContext {
           "clGetDeviceInfo", doing);
     const WaitMethod wait = wait_method(q.ctx(), q.device);
     q.host_wait.poll = wait.poll;
-    cl_device_type type = 0;
-    check(clGetDeviceInfo(q.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr), "clGetDeviceInfo", doing);
-    q.host_wait.learn = (type & CL_DEVICE_TYPE_CPU) == 0;
     q.map_at_view = wait.map_at_view;
     return q;
   }

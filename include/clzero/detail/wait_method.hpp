@@ -21,9 +21,9 @@
 // where it beats both others clearly (below 0.95 times the faster), polling
 // unless clWaitForEvents beats it clearly (below 0.9 times); the result is
 // kept for the device for the rest of the process. Polling is bounded by
-// set_spin_wait() (100 us by default; on devices that are not the host CPU,
-// by 1.25 times the tensor's last wait, up to 10 ms: events.hpp), after
-// which the view blocks, so a long kernel does not keep a core busy.
+// set_spin_wait() (100 us by default) or by 1.25 times the tensor's last
+// wait, up to 10 ms (events.hpp), after which the view blocks, so a long
+// kernel does not keep a core busy.
 //
 // A map at the view waits for everything enqueued before it on the queue, so
 // a TensorRing's slots (whose views overlap later inferences) always map
