@@ -120,59 +120,31 @@ TEST_CASE("UnifiedHost gives fresh data, or says the device lacks Intel USM", "[
   where_supported<policy::UnifiedHost>({}, "cl_intel_unified_shared_memory");
 }
 
-TEST_CASE("every policy gives fresh data on an in-order queue without recorded events", "[freshness]") {
-  // Events are optional on an in-order queue: the kernel's event is not
-  // handed back here, so clzero must order the host's side by itself.
-  Env& env = Env::get();
-  for (const policy::Choice& c : policy::available(env.caps, Intent::output)) {
-    INFO(c.label());
-    policy::Auto::Options o;
-    o.override_choice = true;
-    o.choice = c;
-    MappedTensor<std::uint32_t, policy::Auto> t(env.context, env.queue, {1 << 18}, Intent::output, o);
-    Kernel fill("fill_u32");
-    for (cl_uint iter = 1; iter <= 6; ++iter) {
-      {
-        auto dev = t.device_access();
-        dev.bind(fill.k, 0);
-        fill.arg(1, cl_uint{1 << 18});
-        fill.arg(2, iter);
-        std::size_t n = 1 << 18;
-        ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &n, nullptr, dev.wait_count(), dev.wait_list(),
-                                  nullptr),
-           "clEnqueueNDRangeKernel");
-      }
-      auto view = t.read_view();
-      std::size_t wrong = 0;
-      for (std::uint32_t i = 0; i < (1u << 18); ++i) wrong += view[i] != value(i, iter);
-      REQUIRE(wrong == 0);
-    }
-  }
-}
+namespace {
 
-TEST_CASE("every policy gives fresh data with its argument bound once, in the README's form", "[freshness]") {
-  // MappedTensor::bind once, then per inference wait_list(queue) and
-  // event_slot(queue): no clSetKernelArg for the tensor, and on this
-  // in-order queue no event where the policy needs none.
+// Every policy the device offers (through Auto's override), six inferences
+// of 1 << 18 elements each, every element checked. `bind_once`: the
+// kernel's argument is set once with MappedTensor::bind, else per access;
+// `enqueue(dev, kernel, n)` runs the kernel in the form under test.
+template <class Enqueue>
+void every_policy_fresh(bool bind_once, Enqueue&& enqueue) {
   Env& env = Env::get();
+  constexpr cl_uint n = 1 << 18;
   for (const policy::Choice& c : policy::available(env.caps, Intent::output)) {
     INFO(c.label());
     policy::Auto::Options o;
     o.override_choice = true;
     o.choice = c;
-    constexpr cl_uint n = 1 << 18;
     MappedTensor<std::uint32_t, policy::Auto> t(env.context, env.queue, {n}, Intent::output, o);
     Kernel fill("fill_u32");
-    t.bind(fill.k, 0);
+    if (bind_once) t.bind(fill.k, 0);
     fill.arg(1, n);
     for (cl_uint iter = 1; iter <= 6; ++iter) {
       {
         auto dev = t.device_access();
+        if (!bind_once) dev.bind(fill.k, 0);
         fill.arg(2, iter);
-        std::size_t global = n;
-        ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &global, nullptr, dev.wait_count(env.queue),
-                                  dev.wait_list(env.queue), dev.event_slot(env.queue)),
-           "clEnqueueNDRangeKernel");
+        enqueue(dev, fill.k, std::size_t{n});
       }
       auto view = t.read_view();
       std::size_t wrong = 0;
@@ -180,6 +152,30 @@ TEST_CASE("every policy gives fresh data with its argument bound once, in the RE
       REQUIRE(wrong == 0);
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("every policy gives fresh data on an in-order queue without recorded events", "[freshness]") {
+  // Events are optional on an in-order queue: the kernel's event is not
+  // handed back here, so clzero must order the host's side by itself.
+  every_policy_fresh(false, [](DeviceAccess& dev, cl_kernel k, std::size_t n) {
+    ok(clEnqueueNDRangeKernel(Env::get().queue, k, 1, nullptr, &n, nullptr, dev.wait_count(), dev.wait_list(),
+                              nullptr),
+       "clEnqueueNDRangeKernel");
+  });
+}
+
+TEST_CASE("every policy gives fresh data with its argument bound once, in the README's form", "[freshness]") {
+  // MappedTensor::bind once, then per inference wait_list(queue) and
+  // event_slot(queue): no clSetKernelArg for the tensor, and on this
+  // in-order queue no event where the policy needs none.
+  every_policy_fresh(true, [](DeviceAccess& dev, cl_kernel k, std::size_t n) {
+    cl_command_queue q = Env::get().queue;
+    ok(clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, dev.wait_count(q), dev.wait_list(q),
+                              dev.event_slot(q)),
+       "clEnqueueNDRangeKernel");
+  });
 }
 
 TEST_CASE("Auto gives fresh data every inference with the policy it picks", "[freshness]") {
