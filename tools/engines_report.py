@@ -55,13 +55,17 @@ def need(condition, where, what):
         raise Malformed("%s: %s" % (where, what))
 
 
-def load(path):
-    where = os.path.relpath(path, ROOT)
+def read_json(path, where):
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            return json.load(f)
     except (OSError, ValueError) as e:
         raise Malformed("%s: not readable JSON (%s)" % (where, e))
+
+
+def load(path):
+    where = os.path.relpath(path, ROOT)
+    data = read_json(path, where)
     need(isinstance(data, dict), where, "not a JSON object")
     need(data.get("format") == FORMAT, where, "format is %r, expected %r" % (data.get("format"), FORMAT))
     need(data.get("variant") in VARIANTS, where, "variant %r is none of %s" % (data.get("variant"), VARIANTS))
@@ -125,11 +129,7 @@ def load_device(folder):
     fix_path = os.path.join(path, "device.json")
     if os.path.exists(fix_path):
         fix_where = os.path.relpath(fix_path, ROOT)
-        try:
-            with open(fix_path, encoding="utf-8") as f:
-                fix = json.load(f)
-        except (OSError, ValueError) as e:
-            raise Malformed("%s: not readable JSON (%s)" % (fix_where, e))
+        fix = read_json(fix_path, fix_where)
         need(isinstance(fix, dict) and all(isinstance(fix.get(k), str) and fix[k].strip()
                                            for k in ("strings_from", "evidence", "why")),
              fix_where, "needs strings_from, evidence and why")
