@@ -4,9 +4,10 @@
 // one process. Each round runs every variant once (a block of consecutive
 // inferences for the pipelined section) in a freshly shuffled order, so that
 // a slow spell of the machine lands on all of them alike. For every size the
-// variants' buffers are created anew for each repetition (placement in memory
-// changes large-size results from run to run more than clocks do), and the
-// medians of all repetitions are reported with their spread.
+// variants' buffers are created anew, in a freshly shuffled order, for each
+// repetition (placement in memory changes large-size results from run to run
+// more than clocks do), and the medians of all repetitions are reported with
+// their spread.
 //
 // Every inference's producer writes values that change from inference to
 // inference, and the host compares every element: a variant that shows a
@@ -142,7 +143,14 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
     const auto rep_start = Clock::now();
     std::vector<std::unique_ptr<Sequence>> seq(nv);
     std::vector<Measured> m(nv);
-    for (std::size_t v = 0; v < nv; ++v) {
+    // Made in a fresh order every repetition: where an allocation lands
+    // (pages, NUMA node, what the driver pinned before) depends on what was
+    // allocated before it, and a fixed order would give one variant the same
+    // placement in every repetition, a bias no repetition could reveal.
+    std::vector<std::size_t> made(nv);
+    for (std::size_t v = 0; v < nv; ++v) made[v] = v;
+    std::shuffle(made.begin(), made.end(), rng);
+    for (std::size_t v : made) {
       if (skipped.count(cat.variants[v].name) != 0) continue;
       try {
         seq[v] = cat.variants[v].make(n);
