@@ -85,17 +85,14 @@ class EventList {
 
   /// Adds every event of `other` (retained).
   void append(const EventList& other) {
+    if (other.empty()) return;
     make_room(other.size());
     for (cl_event e : other.events_) retain(e);
   }
 
   /// Releases every event; keeps the storage.
   void clear() noexcept {
-    for (cl_event e : events_) {
-      const cl_int rc = clReleaseEvent(e);
-      if (rc != CL_SUCCESS) detail::report_cleanup(Error("dropping an event", "clReleaseEvent", rc));
-    }
-    events_.clear();
+    if (!events_.empty()) release_all();  // the steady state clears empty lists several times per inference
   }
 
   /// Exchanges the events of two lists; no OpenCL call, never allocates.
@@ -106,6 +103,7 @@ class EventList {
   /// command that would wait on it later. Returns the status of the first
   /// one that ended in error (CL_COMPLETE if none), for the caller to report.
   cl_int drop_finished() noexcept {
+    if (events_.empty()) return CL_COMPLETE;
     std::size_t kept = 0;
     cl_int failed = CL_COMPLETE;
     for (cl_event e : events_) {
@@ -151,6 +149,14 @@ class EventList {
   }
 
  private:
+  void release_all() noexcept {
+    for (cl_event e : events_) {
+      const cl_int rc = clReleaseEvent(e);
+      if (rc != CL_SUCCESS) detail::report_cleanup(Error("dropping an event", "clReleaseEvent", rc));
+    }
+    events_.clear();
+  }
+
   // Grows geometrically so that push_back after it cannot throw (a retained
   // event is never left without an owner).
   void make_room(std::size_t more) {
@@ -214,27 +220,36 @@ inline long long spin_budget_ns(const HostWait& w) noexcept {
 inline cl_int await(const EventList& events, const HostWait& w) noexcept {
   const long long spin = spin_budget_ns(w);
   if (spin <= 0) return clWaitForEvents(events.count(), events.data());
+  // 1: all complete; 0: not yet; -1: one failed or its status cannot be
+  // read (clWaitForEvents then reports it).
+  const auto poll = [&events]() noexcept {
+    int state = 1;
+    for (cl_event e : events) {
+      cl_int status = CL_QUEUED;
+      if (!event_status(e, status) || status < 0) return -1;
+      if (status != CL_COMPLETE) state = 0;
+    }
+    return state;
+  };
+  // One look before the clock is read: a wait that is over already costs
+  // no clock reads, and is remembered as taking no time.
+  int state = poll();
+  if (state == 1) {
+    w.last_ns = 0;
+    return CL_SUCCESS;
+  }
   const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + std::chrono::nanoseconds(spin);
   const auto remember = [&] {
     w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   };
-  for (;;) {
-    bool done = true, failed = false;
-    for (cl_event e : events) {
-      cl_int status = CL_QUEUED;
-      if (!event_status(e, status) || status < 0) {
-        failed = true;  // let clWaitForEvents report it
-        break;
-      }
-      done = done && status == CL_COMPLETE;
+  if (state == 0) {
+    const auto deadline = start + std::chrono::nanoseconds(spin);
+    while ((state = poll()) == 0 && std::chrono::steady_clock::now() < deadline) {
     }
-    if (failed) break;
-    if (done) {
+    if (state == 1) {
       remember();
       return CL_SUCCESS;
     }
-    if (std::chrono::steady_clock::now() >= deadline) break;
   }
   const cl_int rc = clWaitForEvents(events.count(), events.data());
   if (rc == CL_SUCCESS) remember();

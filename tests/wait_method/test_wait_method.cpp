@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "support/catch.hpp"
 #include "support/test_env.hpp"
@@ -123,7 +124,9 @@ TEST_CASE("The poll budget follows the tensor's last wait", "[wait_method]") {
   CHECK(detail::spin_budget_ns(polls) == 0);
   set_spin_wait(microseconds(100));
 
-  // A wait that succeeds is remembered: a marker behind a kernel.
+  // A wait that succeeds is remembered: a kernel held back by a user event
+  // that another thread sets 2 ms later, so the wait outlasts the 100 us
+  // budget, ends in clWaitForEvents and takes at least those 2 ms.
   Env& env = Env::get();
   Kernel fill("fill_u32");
   const std::size_t n = 1 << 16;
@@ -133,14 +136,28 @@ TEST_CASE("The poll budget follows the tensor's last wait", "[wait_method]") {
   fill.arg(0, out);
   fill.arg(1, static_cast<cl_uint>(n));
   fill.arg(2, cl_uint{7});
+  cl_event gate = clCreateUserEvent(env.context, &rc);
+  ok(rc, "clCreateUserEvent");
   EventList done;
   cl_event e = nullptr;
-  ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &n, nullptr, 0, nullptr, &e), "clEnqueueNDRangeKernel");
+  ok(clEnqueueNDRangeKernel(env.queue, fill.k, 1, nullptr, &n, nullptr, 1, &gate, &e), "clEnqueueNDRangeKernel");
   done.adopt(e);
   ok(clFlush(env.queue), "clFlush");
+  std::thread opener([gate] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    clSetUserEventStatus(gate, CL_COMPLETE);
+  });
   detail::HostWait learns;
   learns.poll = true;
   CHECK(detail::await(done, learns) == CL_SUCCESS);
-  CHECK(learns.last_ns > 0);
+  opener.join();
+  CHECK(learns.last_ns >= 2000000);
+
+  // A wait that is over before it starts costs no clock reads and is
+  // remembered as taking no time, so the next budget is the base one.
+  CHECK(detail::await(done, learns) == CL_SUCCESS);
+  CHECK(learns.last_ns == 0);
+  CHECK(detail::spin_budget_ns(learns) == 100000);
+  clReleaseEvent(gate);
   clReleaseMemObject(out);
 }
