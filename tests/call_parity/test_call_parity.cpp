@@ -14,10 +14,17 @@
 // The hand-written programs follow the host wait the library uses on the
 // device (detail/wait_method.hpp), which CTest sets with CLZERO_HOST_WAIT
 // (map, wait, poll).
+//
+// The same counted inferences of clzero must not allocate: this binary
+// replaces the global operator new and counts the calls made while they
+// run (the OpenCL runtimes below are C and allocate with malloc).
 #include <clzero/clzero.hpp>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,8 +37,25 @@ using namespace clzero;
 using namespace clzero_test;
 
 namespace {
+std::atomic<bool> g_count_new{false};
+std::atomic<long long> g_new_calls{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (g_count_new.load(std::memory_order_relaxed)) g_new_calls.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
 
 constexpr cl_uint kN = 1024;
+long long g_allocations = 0;  // operator new calls of the last logged() window
 constexpr int kWarm = 4, kCounted = 16;
 
 using Counts = std::map<std::string, long long>;
@@ -48,7 +72,11 @@ Counts logged(F&& inference) {
   cl_uint iter = 1;
   for (int i = 0; i < kWarm; ++i) inference(iter++);
   clzero_seq::start_counting_calls();
+  g_new_calls.store(0);
+  g_count_new.store(true);
   for (int i = 0; i < kCounted; ++i) inference(iter++);
+  g_count_new.store(false);
+  g_allocations = g_new_calls.load();
   Counts c;
   for (const auto& kv : clzero_seq::stop_counting_calls()) c[kv.first] = kv.second;
   return c;
@@ -216,6 +244,7 @@ void compare(const char* what, const typename Policy::Options& options, Hand&& h
   w.map = w.map || map_at_view;
   std::size_t wrong_lib = 0, wrong_hand = 0;
   const Counts lib = with_clzero<Policy>(options, wrong_lib);
+  const long long allocations = g_allocations;
   const Counts by_hand = hand(w, wrong_hand);
   const bool polled = by_hand.count("clGetEventInfo") != 0;
   INFO(what << (w.map ? ", mapped tensors map at the view" : "") << (w.poll ? ", polled" : ", waited for"));
@@ -225,6 +254,8 @@ void compare(const char* what, const typename Policy::Options& options, Hand&& h
   CHECK(wrong_lib == 0);
   CHECK(wrong_hand == 0);
   CHECK(extra_calls(lib, by_hand, polled).empty());
+  INFO("heap allocations of clzero's " << kCounted << " counted inferences: " << allocations);
+  CHECK(allocations == 0);
   REQUIRE(lib.count("clEnqueueNDRangeKernel") == 1);
   CHECK(lib.at("clEnqueueNDRangeKernel") == kCounted);
 }

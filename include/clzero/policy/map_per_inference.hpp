@@ -125,7 +125,8 @@ class MapPerInference {
     if (q_.map_at_view || detail::map_completes_early(allocation_)) {
       ptr_ = storage_.map(q_.q(), flags, CL_TRUE, EventList{}, nullptr, name);
     } else {  // submitted, then polled or waited for
-      EventList mapped;
+      EventList& mapped = mapping_;  // a member, so that its storage is reused every inference
+      mapped.clear();
       cl_event e = nullptr;
       void* p = storage_.map(q_.q(), flags, CL_FALSE, EventList{}, &e, name);
       mapped.adopt(e);
@@ -151,6 +152,7 @@ class MapPerInference {
         detail::check(rc, api, name, doing);
       }
       ptr_ = p;
+      mapped.clear();
     }
     unmapped_.clear();
     const cl_int failed = ordered ? detail::take_failure(pending_) : CL_SUCCESS;
@@ -216,6 +218,7 @@ class MapPerInference {
   void* ptr_ = nullptr;
   EventList pending_;   // what the next command on the tensor waits for
   EventList unmapped_;  // our last unmap, waited for before release
+  EventList mapping_;   // the map of the view being opened (polled or waited for), while it opens
   bool unmap_unrecorded_ = false;       // the last unmap has no event (in-order queue)
   bool unmapped_since_access_ = false;  // a view's unmap without an event since the last to_device
   bool unrecorded_ = false;             // the last to_device's waits lack that unmap
