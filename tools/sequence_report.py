@@ -9,8 +9,9 @@ kept in docs/bench/sequences/*.json, one file per device and run. This tool
 writes, per run: the fastest legal sequence at each size and every clzero
 policy's ratio to it (and to the fastest legal sequence of its own kind), the
 fastest wait method of each family, the stale sequences, the pipelined
-section (TensorRing against the best hand-written ring), and the OpenCL calls
-per inference.
+section (TensorRing against the best hand-written ring), the OpenCL calls
+per inference, and the host's own cost per inference with the device's
+calls made free (runs made before that measurement existed have none).
 
 The block is the text between the lines
     <!-- sequence_report:begin sequences -->
@@ -99,6 +100,11 @@ class Run:
         for section, sizes in other.sections.items():
             for b, reps in sizes.items():
                 self.sections[section].setdefault(b, []).extend(reps)
+        if set(other.host) != set(self.host):
+            raise ReportError("%s: its host_ns variants differ from %s's: whole runs must measure the same"
+                              % (other.where, self.where))
+        for name, medians in other.host.items():
+            self.host[name].extend(medians)
         self.dates.append(other.context["date"])
         self.rep_counts.append(other.context.get("reps", "?"))
 
@@ -125,6 +131,15 @@ class Run:
         self.skipped = need(data, "skipped", where, dict)
         self.lacking = need(data, "lacking", where, list)
         self.calls = need(data, "calls", where, dict)
+        # The host's own cost on the null device (runs from before it have none).
+        self.host = {}
+        for name, h in data.get("host_ns", {}).items():
+            if name not in self.variants:
+                raise ReportError("%s host_ns: result for unknown variant '%s'" % (where, name))
+            need(h, "median_ns", "%s host_ns %s" % (where, name), (int, float))
+            need(h, "samples", "%s host_ns %s" % (where, name), int)
+            if h["samples"] > 0 and "error" not in h:
+                self.host[name] = [h["median_ns"]]
         self.cuda = None  # {bytes: µs} of CUDA zero copy on the same machine, when committed
         self.sections = {}
         for section in ("serial", "pipelined"):
@@ -433,6 +448,43 @@ def calls_block(run):
                    "sequence does not"], rows))
 
 
+def host_block(run):
+    """The host's own cost per inference, the device's calls made free: each
+    clzero policy against the fastest legal sequence of its kind at 4 KiB
+    (the calls table's reference)."""
+    if not run.host:
+        return ""
+    size = 4096 if 4096 in run.sections["serial"] else None
+    rows = []
+    for name, v in run.variants.items():
+        if v["section"] != "serial" or v["kind"] != "clzero" or name not in run.host:
+            continue
+        ref = run.fastest("serial", size, own_kind(v)) if size else None
+
+        def cell(medians):
+            mid = statistics.median(medians)
+            if len(medians) == 1:
+                return "%.0f" % mid
+            return "%.0f (%.0f–%.0f)" % (mid, min(medians), max(medians))
+
+        mine = statistics.median(run.host[name])
+        if ref and ref[0] in run.host:
+            theirs = statistics.median(run.host[ref[0]])
+            rows.append([name, cell(run.host[name]), "`%s`: %s" % (short(ref[0]), cell(run.host[ref[0]])),
+                         "%+.0f" % (mine - theirs)])
+        else:
+            rows.append([name, cell(run.host[name]), "–", "–"])
+    if not rows:
+        return ""
+    runs = "median of the runs' medians (range over the runs)" if run.whole_runs > 1 else "median"
+    return ("#### The host's own cost per inference (ns, 4 B; the device's calls made free)\n\n"
+            "Every serial sequence again, with the OpenCL calls it makes answered at once by the benchmark "
+            "instead of the runtime (`set_null_device` in `benchmarks/sequences/call_count.hpp`): what is "
+            "left is the host's work around the calls, the calls' entry, and the check of the one element. "
+            "Times: %s.\n\n" % runs +
+            table(["clzero", "ns", "fastest legal sequence of its kind at 4 KiB", "clzero − it"], rows))
+
+
 def run_block(run):
     c = run.context
     if run.whole_runs == 1:
@@ -451,7 +503,7 @@ def run_block(run):
     if run.skipped:
         parts.append("Could not run: %s.\n" % "; ".join("`%s` (%s)" % (k, v[:120]) for k, v in
                                                         sorted(run.skipped.items())))
-    for part in (serial_block(run), pipelined_block(run), calls_block(run)):
+    for part in (serial_block(run), pipelined_block(run), calls_block(run), host_block(run)):
         if part:
             parts.append(part)
     return "\n".join(parts)

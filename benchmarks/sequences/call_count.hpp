@@ -4,7 +4,8 @@
 // in the executable itself, so that every call the benchmark and the
 // header-only library make reaches a counter first and then the ICD loader's
 // function (found with dlsym(RTLD_NEXT)). Counting costs one relaxed load
-// per call while it is off.
+// per call while it is off. The same definitions can stand in for the
+// device (set_null_device), for the host's own cost of an inference.
 #pragma once
 
 #include <cstddef>
@@ -21,5 +22,16 @@ std::vector<std::pair<std::string, long long>> stop_counting_calls();
 /// Whether the interposition is in place (the executable's own definitions
 /// of the entry points are the ones called).
 bool call_counting_works();
+
+/// The null device, for the host's own cost of an inference: while on, the
+/// interposed commands (kernel, map, unmap, read, write, fill, marker,
+/// barrier, SVM map and unmap) are not made, clFlush, clFinish and
+/// clWaitForEvents return at once, an event asked for is a fake one that
+/// reads as complete, and a buffer map returns scratch memory owned here.
+/// What runs is the host's side only: the calls' own entry and the
+/// bookkeeping around them. Objects that used it are destroyed before it is
+/// turned off (their mappings are then the scratch memory's, not the
+/// runtime's). Single-threaded use only.
+void set_null_device(bool on);
 
 }  // namespace clzero_seq

@@ -14,7 +14,7 @@
 // wrong element once is reported stale and is never a winner.
 //
 //   clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json]
-//                    [--sections serial,pipelined] [--sizes 4,4096,...]
+//                    [--sections serial,pipelined,host] [--sizes 4,4096,...]
 //                    [--pipelined-sizes ...] [--reps N] [--filter TEXT] [--no-calls]
 //
 // tools/sequence_report.py turns the JSON into a table of docs/benchmarks.md.
@@ -54,7 +54,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   double budget_s = 120;
   std::string out;
-  bool serial = true, pipelined = true, calls = true;
+  bool serial = true, pipelined = true, host = true, calls = true;
   std::vector<std::size_t> sizes = {4, 4096, 256 << 10, 4 << 20, 64 << 20};
   std::vector<std::size_t> pipelined_sizes = {256 << 10, 4 << 20, 16 << 20, 64 << 20};
   std::size_t reps = 3;
@@ -269,6 +269,70 @@ std::string calls_json(const std::vector<const Catalogue*>& cats) {
   return js.str();
 }
 
+/// The host's own cost of an inference: each serial variant, hand-written
+/// or clzero, over one element (4 bytes) on the null device
+/// (call_count.hpp), after one real block, in shuffled rounds of kBlock
+/// inferences. What is left is what the host does around the calls, the
+/// calls' own entry, and the check of the one element (alike for all);
+/// nothing the device does. Every object is made and destroyed within one
+/// repetition, destroyed while the null device is still on.
+std::string host_json(const Catalogue& cat, std::size_t reps, std::mt19937& rng) {
+  constexpr std::size_t kBlock = 256, kWarmup = 3, kRounds = 60;
+  const std::size_t nv = cat.variants.size();
+  std::vector<std::vector<double>> ns(nv);
+  std::vector<std::string> error(nv);
+  for (std::size_t rep = 0; rep < reps; ++rep) {
+    std::vector<std::unique_ptr<Sequence>> seq(nv);
+    std::vector<std::size_t> order;
+    for (std::size_t v = 0; v < nv; ++v) {
+      const Variant& var = cat.variants[v];
+      if ((var.kind != "legal" && var.kind != "clzero") || var.slots != 1 || !error[v].empty()) continue;
+      try {
+        seq[v] = var.make(1);
+        seq[v]->run_block(1, 16);  // real: every mapping and event made once
+        order.push_back(v);
+      } catch (const std::exception& e) {
+        error[v] = e.what();
+        seq[v].reset();
+      }
+    }
+    ok(clFinish(Rig::get().q()), "clFinish");  // nothing real left in flight
+    set_null_device(true);
+    std::uint32_t iter = 17;
+    for (std::size_t r = 0; r < kWarmup + kRounds; ++r) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (std::size_t v : order) {
+        if (!seq[v]) continue;
+        try {
+          const auto t0 = Clock::now();
+          seq[v]->run_block(iter, kBlock);
+          const auto t1 = Clock::now();
+          if (r >= kWarmup)
+            ns[v].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(kBlock));
+        } catch (const std::exception& e) {
+          error[v] = e.what();
+          seq[v].reset();
+        }
+      }
+      for (std::size_t i = 0; i < kBlock; ++i) iter = next_iter(iter);
+    }
+    seq.clear();
+    set_null_device(false);
+  }
+  std::ostringstream js;
+  bool first = true;
+  for (std::size_t v = 0; v < nv; ++v) {
+    if (ns[v].empty() && error[v].empty()) continue;
+    js << (first ? "" : ",\n    ") << json_string(cat.variants[v].name) << ": {\"median_ns\": "
+       << num(quantile(ns[v], 0.5)) << ", \"p10_ns\": " << num(quantile(ns[v], 0.1))
+       << ", \"p90_ns\": " << num(quantile(ns[v], 0.9)) << ", \"samples\": " << ns[v].size();
+    if (!error[v].empty()) js << ", \"error\": " << json_string(error[v]);
+    js << "}";
+    first = false;
+  }
+  return js.str();
+}
+
 Catalogue filtered(Catalogue c, const std::string& filter) {
   if (filter.empty()) return c;
   std::vector<Variant> keep;
@@ -281,7 +345,7 @@ Catalogue filtered(Catalogue c, const std::string& filter) {
 int usage() {
   std::fprintf(stderr,
                "usage: clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json] [--sections "
-               "serial,pipelined] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter TEXT] "
+               "serial,pipelined,host] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter TEXT] "
                "[--no-calls]\n");
   return 2;
 }
@@ -311,6 +375,7 @@ int main(int argc, char** argv) {
       const std::string s = value();
       o.serial = s.find("serial") != std::string::npos;
       o.pipelined = s.find("pipelined") != std::string::npos;
+      o.host = s.find("host") != std::string::npos;
     } else if (a == "--sizes")
       o.sizes = parse_sizes(value());
     else if (a == "--pipelined-sizes")
@@ -350,7 +415,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::string> skipped;
     std::map<std::string, std::size_t> stale_clzero;
     std::ostringstream serial_js, pipelined_js, auto_js;
-    std::string calls;
+    std::string calls, host;
     auto compose = [&]() {
       std::ostringstream js;
       bool first = true;
@@ -379,7 +444,7 @@ int main(int argc, char** argv) {
         first = false;
       }
       js << "},\n  \"serial\": [\n    " << serial_js.str() << "\n  ],\n  \"pipelined\": [\n    " << pipelined_js.str()
-         << "\n  ],\n  \"calls\": {\n    " << calls
+         << "\n  ],\n  \"host_ns\": {\n    " << host << "\n  },\n  \"calls\": {\n    " << calls
          << "\n  },\n  \"elapsed_s\": " << num(std::chrono::duration<double>(Clock::now() - start).count()) << "\n}\n";
       return js.str();
     };
@@ -395,6 +460,10 @@ int main(int argc, char** argv) {
       return std::rename(tmp.c_str(), o.out.c_str()) == 0;
     };
     if (o.calls) calls = calls_json({&serial, &pipelined});
+    if (o.host) {
+      std::fprintf(stderr, "host cost, the device's calls made free\n");
+      host = host_json(serial, o.reps, rng);
+    }
     bool first = true;
     if (o.serial)
       for (std::size_t b : o.sizes) {

@@ -82,6 +82,15 @@ def main():
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f)
         expect("another schema", text, False)
+        data = json.loads(original)
+        data["host_ns"] = {"clzero.Auto": {"samples": 60}}
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        expect("a host cost without its median", text, False)
+        data["host_ns"] = {"clzero.Nothing": {"median_ns": 50.0, "samples": 60}}
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        expect("a host cost of a variant the run does not have", text, False)
         with open(path, "w", encoding="utf-8") as f:
             f.write(original)
 
