@@ -86,10 +86,10 @@ class Run:
         self.name = m.group("base") if m and more else stem
         self.files = [os.path.splitext(os.path.basename(p))[0] for p in paths]
         self._load(path)
-        for other in more:
-            self._merge(Run(other))
+        for index, other in enumerate(more, 1):
+            self._merge(Run(other), index)
 
-    def _merge(self, other):
+    def _merge(self, other, index):
         for key in ("platform", "device", "driver_version", "platform_version"):
             if other.context[key] != self.context[key]:
                 raise ReportError("%s: %s '%s' differs from %s's '%s': whole runs of one name must be of one device"
@@ -99,6 +99,8 @@ class Run:
                               % (other.where, self.where))
         for section, sizes in other.sections.items():
             for b, reps in sizes.items():
+                for rep in reps:
+                    rep["whole_run"] = index
                 self.sections[section].setdefault(b, []).extend(reps)
         if set(other.host) != set(self.host):
             raise ReportError("%s: its host_ns variants differ from %s's: whole runs must measure the same"
@@ -151,6 +153,7 @@ class Run:
                 if not reps:
                     raise ReportError("%s at %d bytes: no repetitions" % (w, b))
                 for rep in reps:
+                    rep["whole_run"] = 0  # which whole run it came from (set again when runs are pooled)
                     results = need(rep, "results", w, dict)
                     for name, r in results.items():
                         if name not in self.variants:
@@ -208,6 +211,26 @@ class Run:
             if best is None or t < best[1]:
                 best = (name, t)
         return best
+
+    def per_run(self, section, size, name, pred):
+        """For each whole run: the median of `name`'s repetition medians in
+        that run over the same of the run's own fastest variant for which
+        pred holds (never one stale anywhere in the pooled runs); None where
+        either was not measured in every repetition of that run."""
+        out = []
+        for k in range(self.whole_runs):
+            def medians(n):
+                reps = [r for r in self.sections[section].get(size, []) if r["whole_run"] == k]
+                got = [r["results"].get(n) for r in reps]
+                if not got or any(g is None or g["samples"] == 0 or g["stale_inferences"] or "error" in g for g in got):
+                    return None
+                return statistics.median(g["median_us"] for g in got)
+            mine = medians(name)
+            refs = [medians(n) for n, v in self.variants.items()
+                    if v["section"] == section and pred(v) and not self.ever_stale(n)]
+            refs = [t for t in refs if t is not None]
+            out.append(mine / min(refs) if mine is not None and refs else None)
+        return out
 
     def ratio(self, section, size, name, ref):
         """(ratio of the run's times, min and max of the per-repetition ratios)."""
@@ -318,6 +341,9 @@ def serial_block(run):
                    (TARGET, "; ".join("%s (%s)" % (k, ", ".join(v)) for k, v in verdict.items())))
     else:
         out.append("Every clzero policy within %.2f× of its reference in every repetition.\n" % TARGET)
+    if "clzero.Auto" in run.variants:
+        out.append(per_run_verdict(run, s, sizes, "clzero.Auto", lambda v: v["kind"] == "legal", TARGET,
+                                   "the fastest legal sequence"))
     # The fastest wait method of each family (allocation).
     groups = {}
     for name, v in run.variants.items():
@@ -367,6 +393,22 @@ def serial_block(run):
     return "\n".join(out)
 
 
+def per_run_verdict(run, section, sizes, name, pred, target, reference):
+    """One line: where `name` is within `target` of its run's own reference
+    in every whole run (each run's medians, as the issues state targets),
+    with the runs' ratios."""
+    held, missed = [], []
+    for b in sizes:
+        ratios = run.per_run(section, b, name, pred)
+        if any(r is None for r in ratios):
+            continue
+        cell = "%s (%s)" % (size_name(b), ", ".join("%.2f" % r for r in ratios))
+        (held if max(ratios) <= target else missed).append(cell)
+    runs = "each of the %d whole runs" % run.whole_runs if run.whole_runs > 1 else "the run"
+    return ("`%s` within %.2f× of %s of the same run, medians of the run's repetitions, in %s: %s; not: %s.\n" %
+            (name, target, reference, runs, "; ".join(held) or "at no size", "; ".join(missed) or "none"))
+
+
 def pipelined_block(run):
     s = "pipelined"
     sizes = sorted(run.sections[s])
@@ -407,6 +449,10 @@ def pipelined_block(run):
                   if best_ring[b] and run.ok(s, b, name) and run.ratio(s, b, name, best_ring[b][0])[2] > ring_target]
         out.append("\n`%s` within %.2f× of the fastest legal ring in every repetition: %s; not: %s.\n" %
                    (name, ring_target, ", ".join(held) or "at no size", ", ".join(missed) or "none"))
+        out.append(per_run_verdict(run, s, sizes, name, lambda v: v["kind"] == "legal" and v["slots"] > 1,
+                                   ring_target, "the fastest legal ring"))
+        out.append(per_run_verdict(run, s, sizes, name, lambda v, k=k: v["kind"] == "legal" and v["slots"] == k,
+                                   ring_target, "the fastest legal ring of %d" % k))
     stale = [n for n, v in run.variants.items() if v["section"] == s and any(run.stale(s, b, n) for b in sizes)]
     out.append("\nStale: %s.\n" % (", ".join("`%s`" % n for n in stale) if stale else "none"))
     del block
