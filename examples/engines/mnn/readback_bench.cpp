@@ -27,10 +27,13 @@
 
 #include <CL/cl.h>
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +51,30 @@ using Clock = std::chrono::steady_clock;
 
 double us_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+// What the process is doing, for a crash report: a process that dies in
+// MNN (on PoCL 5, in every run so far) then says where.
+char g_phase[160] = "starting";
+
+void phase(const std::string& what) { std::snprintf(g_phase, sizeof g_phase, "%s", what.c_str()); }
+
+void on_fatal_signal(int sig) {
+  const char head[] = "readback_bench: fatal signal while ";
+  ssize_t ignored = write(2, head, sizeof head - 1);
+  ignored = write(2, g_phase, std::strlen(g_phase));
+  ignored = write(2, "; backtrace:\n", 13);
+  (void)ignored;
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void report_crashes() {
+  void* warm[1];
+  backtrace(warm, 1);  // loads the unwinder now, not inside the handler
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) std::signal(sig, on_fatal_signal);
 }
 
 [[noreturn]] void fail(const std::string& what) {
@@ -268,6 +295,8 @@ int main(int argc, char** argv) {
     fail("--variant, --out and --platform are required");
   if (iterations < 1) fail("--iterations must be at least 1");
 
+  report_crashes();
+  phase("looking for the OpenCL platform");
   unsigned platform_index = 0;
   const ClInfo cl = find_platform(platform_want, &platform_index);
   MNNDeviceContext device_context;
@@ -299,10 +328,16 @@ int main(int argc, char** argv) {
   bool first_model = true;
   for (const auto& spec : specs) {
     if (!only.empty() && spec.name != only) continue;
+    const std::string model_name = spec.name + " with a " + std::to_string(4 * spec.out_channels * spec.input[2] *
+                                                                          spec.input[3]) + "-byte output";
+    phase("building the " + model_name + " with MNN's Express API");
     const auto model = build_model(spec);
+    phase("creating the OpenCL session of the " + model_name);
     auto gpu = open_session(model, MNN_FORWARD_OPENCL, &gpu_config, gpu_mode);
     Session_ cpu;
+    phase("creating the CPU session of the " + model_name);
     if (cpu_check) cpu = open_session(model, MNN_FORWARD_CPU, &cpu_config, 0);
+    phase("running the " + model_name);
 
     std::unique_ptr<Tensor> host_in(new Tensor(gpu.input, Tensor::CAFFE, true));
     std::unique_ptr<Tensor> host_out(new Tensor(gpu.output, Tensor::CAFFE, true));
