@@ -128,6 +128,26 @@ def main():
         else:
             print("ok: whole runs of two devices under one name are refused")
 
+        # CUDA runs alternating with the whole runs must be one per run.
+        cuda_dir = os.path.join(json_copy, "cuda")
+        if os.path.isdir(cuda_dir) and os.listdir(cuda_dir):
+            kept = os.path.join(tmp, "cuda-kept")
+            shutil.copytree(cuda_dir, kept)
+            one = os.path.join(cuda_dir, sorted(os.listdir(cuda_dir))[0])
+            machine = os.path.basename(one).split("-cuda")[0]
+            for name_ in os.listdir(cuda_dir):
+                os.remove(os.path.join(cuda_dir, name_))
+            for n in (1, 2):
+                shutil.copy(os.path.join(kept, os.path.basename(one)),
+                            os.path.join(cuda_dir, "%s-cuda-run%d.json" % (machine, n)))
+            rc4, out4 = check(doc, json_copy)
+            if rc4 == 0 or "alternate one per run" not in out4:
+                failures.append("two CUDA runs for three whole runs were not refused:\n" + out4)
+            else:
+                print("ok: two CUDA runs for three whole runs are refused")
+            shutil.rmtree(cuda_dir)
+            shutil.copytree(kept, cuda_dir)
+
         # A sequence stale at any size of a run is no reference at any size.
         data = json.loads(original)
         serial = data["serial"]

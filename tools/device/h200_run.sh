@@ -22,7 +22,9 @@
 #   examples   porting_check, mlp_digits (CLBlast), dense_softmax on each platform
 #   info       clzero-info (every platform and device)
 #   sequences  clzero_sequences on each platform: every legal sequence and
-#              every clzero policy interleaved (docs/bench/sequences/)
+#              every clzero policy interleaved (docs/bench/sequences/);
+#              SEQUENCES_RUNS whole runs, each NVIDIA run preceded by CUDA's
+#              zero copy where the cuda stage ran before it
 #   bench      clzero_bench (Google Benchmark) on each platform
 #   cuda       the CUDA comparison (benchmarks/cuda)
 #   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map)
@@ -209,7 +211,15 @@ stage_sequences() {
   # SEQUENCES_RUNS whole runs per platform (fresh process, fresh buffers),
   # alternating platforms, so that a ratio can be claimed only where it
   # holds in every run.
+  # Where the cuda stage built cuda_zero_copy, its zero copy runs just before
+  # each NVIDIA run (cuda-zero-copy-runN.json), so that clzero's Auto is held
+  # against a CUDA run minutes, not a stage, apart.
   for run in $(seq 1 "${SEQUENCES_RUNS:-1}"); do
+    if [ -x "$build/cuda_zero_copy" ]; then
+      run_for 60 "$out/cuda-zero-copy-run$run.log" "$build/cuda_zero_copy" --filter cuda.zero_copy \
+        --json "$out/cuda-zero-copy-run$run.json"
+      note "CUDA zero copy (before run $run): $(status $?)"
+    fi
     for platform in "${platforms[@]}"; do
       tag=$(tag_of "$platform")
       name=sequences-$tag
