@@ -107,6 +107,11 @@ class Run:
                               % (other.where, self.where))
         for name, medians in other.host.items():
             self.host[name].extend(medians)
+        if set(other.host_cold) != set(self.host_cold):
+            raise ReportError("%s: its host_cold_ns variants differ from %s's: whole runs must measure the same"
+                              % (other.where, self.where))
+        for name, medians in other.host_cold.items():
+            self.host_cold[name].extend(medians)
         self.dates.append(other.context["date"])
         self.rep_counts.append(other.context.get("reps", "?"))
 
@@ -142,8 +147,18 @@ class Run:
             need(h, "samples", "%s host_ns %s" % (where, name), int)
             if h["samples"] > 0 and "error" not in h:
                 self.host[name] = [h["median_ns"]]
+        # The same with the caches evicted before each inference (later runs only).
+        self.host_cold = {}
+        for name, h in data.get("host_cold_ns", {}).items():
+            if name not in self.variants:
+                raise ReportError("%s host_cold_ns: result for unknown variant '%s'" % (where, name))
+            need(h, "median_ns", "%s host_cold_ns %s" % (where, name), (int, float))
+            need(h, "samples", "%s host_cold_ns %s" % (where, name), int)
+            if h["samples"] > 0:
+                self.host_cold[name] = [h["median_ns"]]
         self.cuda = None  # {bytes: µs} of CUDA zero copy on the same machine, when committed
         self.cuda_runs = None  # [{bytes: µs}] per whole run, where CUDA alternated with the runs
+        self.host_source = None  # a host-only run whose host costs replace the runs' own
         self.sections = {}
         for section in ("serial", "pipelined"):
             sizes = {}
@@ -562,21 +577,37 @@ def host_block(run):
             return "%.0f (%.0f–%.0f)" % (mid, min(medians), max(medians))
 
         mine = statistics.median(run.host[name])
+        row = [name, cell(run.host[name])]
         if ref and ref[0] in run.host:
             theirs = statistics.median(run.host[ref[0]])
-            rows.append([name, cell(run.host[name]), "`%s`: %s" % (short(ref[0]), cell(run.host[ref[0]])),
-                         "%+.0f" % (mine - theirs)])
+            row += ["`%s`: %s" % (short(ref[0]), cell(run.host[ref[0]])), "%+.0f" % (mine - theirs)]
         else:
-            rows.append([name, cell(run.host[name]), "–", "–"])
+            row += ["–", "–"]
+        if run.host_cold:
+            if name in run.host_cold and ref and ref[0] in run.host_cold:
+                a, b = statistics.median(run.host_cold[name]), statistics.median(run.host_cold[ref[0]])
+                row += [cell(run.host_cold[name]), cell(run.host_cold[ref[0]]), "%+.0f" % (a - b)]
+            else:
+                row += ["–", "–", "–"]
+        rows.append(row)
     if not rows:
         return ""
-    runs = "median of the runs' medians (range over the runs)" if run.whole_runs > 1 else "median"
+    runs = "median of the runs' medians (range over the runs)" if run.whole_runs > 1 and not run.host_source \
+        else "median"
+    if run.host_source:
+        runs += ", from `%s`, a host-only run (`clzero_sequences --sections host`) on the same machine" % \
+            os.path.relpath(os.path.join(ROOT, run.host_source), os.path.join(ROOT, "docs"))
+    header = ["clzero", "ns", "fastest legal sequence of its kind at 4 KiB", "clzero − it"]
+    cold = ""
+    if run.host_cold:
+        header += ["ns, caches evicted", "it, caches evicted", "clzero − it, caches evicted"]
+        cold = ("The last three columns time one inference at a time after 4 MiB were written to evict the "
+                "caches, as the driver's own work between a real inference's calls leaves them. ")
     return ("#### The host's own cost per inference (ns, 4 B; the device's calls made free)\n\n"
             "Every serial sequence again, with the OpenCL calls it makes answered at once by the benchmark "
             "instead of the runtime (`set_null_device` in `benchmarks/sequences/call_count.hpp`): what is "
             "left is the host's work around the calls, the calls' entry, and the check of the one element. "
-            "Times: %s.\n\n" % runs +
-            table(["clzero", "ns", "fastest legal sequence of its kind at 4 KiB", "clzero − it"], rows))
+            "%sTimes: %s.\n\n" % (cold, runs) + table(header, rows))
 
 
 def run_block(run):
@@ -695,6 +726,22 @@ def load_runs(json_dir):
     # machine minutes apart) goes with the NVIDIA run whose name is <machine>
     # plus one more part: h200-cuda.json with h200-nvidia.json, and
     # h200-nvidia-cuda.json with the whole runs h200-nvidia-<commit>-run*.json.
+    # host/<machine>-host.json: a later host-only run (clzero_sequences
+    # --sections host) on the same machine; its host costs, with the caches
+    # warm and evicted, stand in the host table for the runs' own.
+    for path in sorted(glob.glob(os.path.join(json_dir, "host", "*.json"))):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if not stem.endswith("-host"):
+            raise ReportError("%s: a host-only run is named <machine>-host.json" % os.path.relpath(path, ROOT))
+        machine = stem[:-len("-host")]
+        extra = Run(path)
+        matched = [r for r in runs if r.name.rsplit("-", 1)[0] == machine]
+        if not matched:
+            raise ReportError("%s: no whole runs of %s to go with" % (os.path.relpath(path, ROOT), machine))
+        for r in matched:
+            if extra.context["device"] != r.context["device"] or extra.context["platform"] != r.context["platform"]:
+                raise ReportError("%s: device '%s' is not %s's" % (extra.where, extra.context["device"], r.name))
+            r.host, r.host_cold, r.host_source = extra.host, extra.host_cold, extra.where
     # Numbered ones, <machine>-cuda-runN.json, ran just before the NVIDIA
     # whole run N (alternating): each run is then held against its own.
     cuda_groups = {}

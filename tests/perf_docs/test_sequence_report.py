@@ -91,6 +91,19 @@ def main():
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f)
         expect("a host cost of a variant the run does not have", text, False)
+        data = json.loads(original)
+        data["host_cold_ns"] = {"clzero.Nothing": {"median_ns": 500.0, "samples": 12}}
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        expect("a host cost with cold caches of a variant the run does not have", text, False)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(original)
+        host_dir = os.path.join(json_copy, "host")
+        os.makedirs(host_dir, exist_ok=True)
+        stray = os.path.join(host_dir, "nowhere-host.json")
+        shutil.copy(path, stray)
+        expect("a host-only run with no whole runs of its machine", text, False)
+        os.remove(stray)
         with open(path, "w", encoding="utf-8") as f:
             f.write(original)
 

@@ -25,6 +25,9 @@
 #              every clzero policy interleaved (docs/bench/sequences/);
 #              SEQUENCES_RUNS whole runs, each NVIDIA run preceded by CUDA's
 #              zero copy where the cuda stage ran before it
+#   host       clzero_sequences --sections host on each platform: the host's
+#              own cost per inference, the device's calls made free, with
+#              warm and evicted caches (docs/bench/sequences/host/)
 #   bench      clzero_bench (Google Benchmark) on each platform
 #   cuda       the CUDA comparison (benchmarks/cuda)
 #   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map)
@@ -234,6 +237,16 @@ stage_sequences() {
   done
 }
 
+stage_host() {
+  exe benchmarks/clzero_sequences || { note "host costs: not built"; return 0; }
+  for platform in "${platforms[@]}"; do
+    tag=$(tag_of "$platform")
+    run_for 120 "$out/host-$tag.log" "$build/benchmarks/clzero_sequences" --platform "$platform" \
+      --sections host --reps 3 --no-calls --out "$out/host-$tag.json"
+    note "host costs on $platform: $(status $?)"
+  done
+}
+
 stage_mnn() {
   [ -x .mnn/dist/readback_bench ] || { note "MNN readback: no .mnn/dist (examples/engines/mnn/build.sh)"; return 0; }
   run_for 240 "$out/mnn.log" bash examples/engines/mnn/h200_run.sh "$out/mnn" "$(cat COMMIT 2> /dev/null || git log --format=%h -1)"
@@ -262,7 +275,7 @@ for stage in $stages; do
   if declare -F "stage_$stage" > /dev/null; then
     "stage_$stage"
   else
-    note "unknown stage '$stage' (known: build quirks tests examples info sequences cuda mnn bench)"
+    note "unknown stage '$stage' (known: build quirks tests examples info sequences host cuda mnn bench)"
   fi
 done
 
