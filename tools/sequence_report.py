@@ -595,8 +595,8 @@ def host_block(run):
     runs = "median of the runs' medians (range over the runs)" if run.whole_runs > 1 and not run.host_source \
         else "median"
     if run.host_source:
-        runs += ", from `%s`, a host-only run (`clzero_sequences --sections host`) on the same machine" % \
-            os.path.relpath(os.path.join(ROOT, run.host_source), os.path.join(ROOT, "docs"))
+        runs += (", from `docs/bench/sequences/host/%s`, a host-only run (`clzero_sequences --sections host`) "
+                 "on the same machine" % run.host_source)
     header = ["clzero", "ns", "fastest legal sequence of its kind at 4 KiB", "clzero − it"]
     cold = ""
     if run.host_cold:
@@ -741,7 +741,7 @@ def load_runs(json_dir):
         for r in matched:
             if extra.context["device"] != r.context["device"] or extra.context["platform"] != r.context["platform"]:
                 raise ReportError("%s: device '%s' is not %s's" % (extra.where, extra.context["device"], r.name))
-            r.host, r.host_cold, r.host_source = extra.host, extra.host_cold, extra.where
+            r.host, r.host_cold, r.host_source = extra.host, extra.host_cold, os.path.basename(path)
     # Numbered ones, <machine>-cuda-runN.json, ran just before the NVIDIA
     # whole run N (alternating): each run is then held against its own.
     cuda_groups = {}
