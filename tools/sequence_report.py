@@ -138,24 +138,10 @@ class Run:
         self.skipped = need(data, "skipped", where, dict)
         self.lacking = need(data, "lacking", where, list)
         self.calls = need(data, "calls", where, dict)
-        # The host's own cost on the null device (runs from before it have none).
-        self.host = {}
-        for name, h in data.get("host_ns", {}).items():
-            if name not in self.variants:
-                raise ReportError("%s host_ns: result for unknown variant '%s'" % (where, name))
-            need(h, "median_ns", "%s host_ns %s" % (where, name), (int, float))
-            need(h, "samples", "%s host_ns %s" % (where, name), int)
-            if h["samples"] > 0 and "error" not in h:
-                self.host[name] = [h["median_ns"]]
-        # The same with the caches evicted before each inference (later runs only).
-        self.host_cold = {}
-        for name, h in data.get("host_cold_ns", {}).items():
-            if name not in self.variants:
-                raise ReportError("%s host_cold_ns: result for unknown variant '%s'" % (where, name))
-            need(h, "median_ns", "%s host_cold_ns %s" % (where, name), (int, float))
-            need(h, "samples", "%s host_cold_ns %s" % (where, name), int)
-            if h["samples"] > 0:
-                self.host_cold[name] = [h["median_ns"]]
+        # The host's own cost on the null device (runs from before it have
+        # none), and the same with the caches evicted (later runs only).
+        self.host = self._host_costs(data, "host_ns", where)
+        self.host_cold = self._host_costs(data, "host_cold_ns", where)
         self.cuda = None  # {bytes: µs} of CUDA zero copy on the same machine, when committed
         self.cuda_runs = None  # [{bytes: µs}] per whole run, where CUDA alternated with the runs
         self.host_source = None  # a host-only run whose host costs replace the runs' own
@@ -180,6 +166,19 @@ class Run:
             self.sections[section] = sizes
         self.dates = [self.context["date"]]
         self.rep_counts = [self.context.get("reps", "?")]
+
+    def _host_costs(self, data, key, where):
+        """{variant: [median ns]} of one host-cost section; an unknown
+        variant or a result without its median or samples is refused."""
+        out = {}
+        for name, h in data.get(key, {}).items():
+            if name not in self.variants:
+                raise ReportError("%s %s: result for unknown variant '%s'" % (where, key, name))
+            need(h, "median_ns", "%s %s %s" % (where, key, name), (int, float))
+            need(h, "samples", "%s %s %s" % (where, key, name), int)
+            if h["samples"] > 0 and "error" not in h:
+                out[name] = [h["median_ns"]]
+        return out
 
     def title(self):
         c = self.context
