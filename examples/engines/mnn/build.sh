@@ -7,8 +7,10 @@
 #   --source DIR  an MNN source tree at the pinned commit (a git checkout or an
 #                 exported tree; no network needed). The patch is applied to it
 #                 in place, and taken off again at the start of the next run.
-#                 Default: WORK/src, cloned from GitHub and checked out at the
-#                 pinned commit when it is not there yet.
+#                 Default: WORK/src, cloned from MNN_REPOSITORY (GitHub unless
+#                 the environment names another clone, a mirror or a local
+#                 path) and checked out at the pinned commit when it is not
+#                 there yet.
 #   --work DIR    where the builds go (default: .mnn in the repository root,
 #                 which git ignores)
 #   --jobs N      parallel compile jobs (default: the number of CPUs)
@@ -26,7 +28,7 @@
 # Run a variant with LD_LIBRARY_PATH=WORK/dist/<variant>:WORK/dist/common.
 set -euo pipefail
 
-MNN_REPOSITORY=https://github.com/alibaba/MNN.git
+MNN_REPOSITORY=${MNN_REPOSITORY:-https://github.com/alibaba/MNN.git}
 MNN_COMMIT=4d40bdbd7efb73a58383bb5da867a6f41eb1776e  # 2026-08-20, the commit issue 14 read
 
 here=$(cd "$(dirname "$0")" && pwd)
