@@ -74,6 +74,10 @@ def load(path):
     n = data.get("iterations")
     need(isinstance(n, int) and n >= 300, where, "iterations %r; at least 300 are needed" % n)
     need(isinstance(data.get("round"), int), where, "no round number")
+    # The tables are of outputs read in their stored layout (logs from before
+    # the benchmark could read another have no read_layout).
+    need(data.get("read_layout", "stored") == "stored", where,
+         "read_layout %r: the tables take outputs read in their stored layout" % data.get("read_layout"))
     models = data.get("models")
     need(isinstance(models, list), where, "no models list")
     seen = [(m.get("model"), m.get("output_bytes")) for m in models if isinstance(m, dict)]

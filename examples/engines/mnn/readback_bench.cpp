@@ -264,6 +264,10 @@ int main(int argc, char** argv) {
   int iterations = 300, warmup = 20, round = 0;
   bool cpu_check = true;
   std::string only;
+  // The layout the host reads in: the stored one (NCHW here: MNN's direct
+  // case), or NC4HW4 (CAFFE_C4), which takes the conversion kernel, to
+  // check that path's outputs too.
+  Tensor::DimensionType read_layout = Tensor::CAFFE;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -286,10 +290,17 @@ int main(int argc, char** argv) {
       only = next();
     else if (a == "--no-cpu-check")
       cpu_check = false;
+    else if (a == "--read-layout") {
+      const std::string layout = next();
+      if (layout == "c4")
+        read_layout = Tensor::CAFFE_C4;
+      else if (layout != "stored")
+        fail("--read-layout takes stored or c4, not " + layout);
+    }
     else
       fail("unknown argument " + a +
            "; usage: readback_bench --variant NAME --out FILE.json --platform SUBSTRING [--iterations N] "
-           "[--warmup N] [--round N] [--only MODEL] [--no-cpu-check]");
+           "[--warmup N] [--round N] [--only MODEL] [--no-cpu-check] [--read-layout stored|c4]");
   }
   if (variant.empty() || out_path.empty() || platform_want.empty())
     fail("--variant, --out and --platform are required");
@@ -322,8 +333,9 @@ int main(int argc, char** argv) {
   std::fprintf(f,
                "  \"platform\": \"%s\",\n  \"device\": \"%s\",\n  \"device_version\": \"%s\",\n  \"driver\": \"%s\",\n",
                cl.platform.c_str(), cl.device.c_str(), cl.device_version.c_str(), cl.driver.c_str());
-  std::fprintf(f, "  \"iterations\": %d,\n  \"warmup\": %d,\n  \"cpu_check\": %s,\n  \"models\": [\n", iterations,
-               warmup, cpu_check ? "true" : "false");
+  std::fprintf(f, "  \"iterations\": %d,\n  \"warmup\": %d,\n  \"cpu_check\": %s,\n  \"read_layout\": \"%s\",\n",
+               iterations, warmup, cpu_check ? "true" : "false", read_layout == Tensor::CAFFE ? "stored" : "c4");
+  std::fprintf(f, "  \"models\": [\n");
 
   bool first_model = true;
   for (const auto& spec : specs) {
@@ -340,11 +352,11 @@ int main(int argc, char** argv) {
     phase("running the " + model_name);
 
     std::unique_ptr<Tensor> host_in(new Tensor(gpu.input, Tensor::CAFFE, true));
-    std::unique_ptr<Tensor> host_out(new Tensor(gpu.output, Tensor::CAFFE, true));
+    std::unique_ptr<Tensor> host_out(new Tensor(gpu.output, read_layout, true));
     std::unique_ptr<Tensor> cpu_in, cpu_out;
     if (cpu_check) {
       cpu_in.reset(new Tensor(cpu.input, Tensor::CAFFE, true));
-      cpu_out.reset(new Tensor(cpu.output, Tensor::CAFFE, true));
+      cpu_out.reset(new Tensor(cpu.output, read_layout, true));
     }
     const std::size_t in_n = host_in->elementSize();
     const std::size_t out_bytes = host_out->size();
@@ -412,14 +424,14 @@ int main(int argc, char** argv) {
           auto t0 = Clock::now();
           gpu.net->runSession(gpu.session);
           auto t1 = Clock::now();
-          void* mapped = gpu.output->map(Tensor::MAP_TENSOR_READ, Tensor::CAFFE);
+          void* mapped = gpu.output->map(Tensor::MAP_TENSOR_READ, read_layout);
           auto t2 = Clock::now();
           if (mapped == nullptr) fail("Tensor::map returned null");
           sink += read_all(mapped, out_bytes);
           auto t3 = Clock::now();
           check(mapped, inference, keep ? &st.map_hash : nullptr, &last_map);  // before unmap: not timed
           auto t4 = Clock::now();
-          gpu.output->unmap(Tensor::MAP_TENSOR_READ, Tensor::CAFFE, mapped);
+          gpu.output->unmap(Tensor::MAP_TENSOR_READ, read_layout, mapped);
           auto t5 = Clock::now();
           if (keep) {
             st.map.push_back(us_between(t0, t3) + us_between(t4, t5));

@@ -12,10 +12,14 @@
 #   ITERATIONS  inferences per way of reading, per model and process (default 300)
 #   --shim      show the platform's CPU devices to MNN as GPUs (PoCL)
 #
+# READBACK_ARGS, if set, is passed on to every readback_bench (e.g.
+# "--read-layout c4": the outputs read in another layout than stored, so
+# through MNN's conversion kernel; engines_report takes only stored ones).
+#
 # The CPU backend check runs in round 0 only (it is slow on big outputs);
 # the bit-identical check covers every inference of every round.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n 2,16p "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,20p "$0" >&2; exit 2; }
 dist=$(cd "$1" && pwd); out="$2"; platform="$3"
 rounds="${4:-3}"; iterations="${5:-300}"; shim="${6:-}"
 mkdir -p "$out"
@@ -49,7 +53,7 @@ for ((r = 0; r < rounds; r++)); do
     echo "round $r $variant" | tee -a "$out/run.log"
     LD_LIBRARY_PATH="$extra_path${extra_path:+:}$dist/$variant:$dist/common${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       MNN_CLZERO_VERBOSE=1 "$dist/readback_bench" --variant "$variant" --round "$r" --platform "$platform" \
-      --iterations "$iterations" $check --out "$out/$variant-$r.json" >>"$out/run.log" 2>&1 ||
+      --iterations "$iterations" $check ${READBACK_ARGS:-} --out "$out/$variant-$r.json" >>"$out/run.log" 2>&1 ||
       { echo "run_bench.sh: round $r $variant failed" | tee -a "$out/run.log" >&2; failed=1; }
   done
 done
