@@ -110,17 +110,13 @@ void host_wait(cl_event e, Wait w) {
   }
 }
 
-struct Mem {
-  Mem(cl_mem_flags flags) {
-    cl_int rc = CL_SUCCESS;
-    m = clCreateBuffer(Env::get().context, flags, kN * 4, nullptr, &rc);
-    ok(rc, "clCreateBuffer");
-  }
-  ~Mem() { clReleaseMemObject(m); }
-  Mem(const Mem&) = delete;
-  Mem& operator=(const Mem&) = delete;
-  cl_mem m;
-};
+// A buffer of kN elements, released by clzero's handle.
+MemHandle buffer(cl_mem_flags flags) {
+  cl_int rc = CL_SUCCESS;
+  MemHandle m = MemHandle::adopt(clCreateBuffer(Env::get().context, flags, kN * 4, nullptr, &rc));
+  ok(rc, "clCreateBuffer");
+  return m;
+}
 
 void enqueue_fill(cl_kernel k, cl_uint iter, cl_event* event) {
   Env& env = Env::get();
@@ -155,16 +151,17 @@ void* map_for_host(cl_mem m, Wait w) {
 Counts hand_written_map(Wait w, bool at_rest, std::size_t& wrong) {
   Env& env = Env::get();
   Kernel fill("fill_u32");
-  Mem mem(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
-  ok(clSetKernelArg(fill.k, 0, sizeof mem.m, &mem.m), "clSetKernelArg");
-  void* p = at_rest ? map_for_host(mem.m, Wait{true, false}) : nullptr;
+  const MemHandle owned = buffer(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+  cl_mem mem = owned.get();
+  ok(clSetKernelArg(fill.k, 0, sizeof mem, &mem), "clSetKernelArg");
+  void* p = at_rest ? map_for_host(mem, Wait{true, false}) : nullptr;
   const auto unmap = [&] {
-    ok(clEnqueueUnmapMemObject(env.queue, mem.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+    ok(clEnqueueUnmapMemObject(env.queue, mem, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
   };
   const Counts c = logged([&](cl_uint iter) {
     if (at_rest) unmap();
     enqueue_fill(fill.k, iter, nullptr);
-    p = map_for_host(mem.m, w);
+    p = map_for_host(mem, w);
     wrong += wrong_elements(static_cast<const std::uint32_t*>(p), iter);
     if (!at_rest) unmap();
   });
@@ -181,23 +178,24 @@ Counts hand_written_map_per_inference(Wait w, std::size_t& wrong) { return hand_
 Counts hand_written_copy_to_pinned(Wait w, std::size_t& wrong) {
   Env& env = Env::get();
   Kernel fill("fill_u32");
-  Mem device(CL_MEM_READ_WRITE);
-  Mem staging(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
-  ok(clSetKernelArg(fill.k, 0, sizeof device.m, &device.m), "clSetKernelArg");
+  const MemHandle device_owned = buffer(CL_MEM_READ_WRITE);
+  const MemHandle staging_owned = buffer(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+  cl_mem device = device_owned.get(), staging = staging_owned.get();
+  ok(clSetKernelArg(fill.k, 0, sizeof device, &device), "clSetKernelArg");
   cl_int rc = CL_SUCCESS;
-  void* host = clEnqueueMapBuffer(env.queue, staging.m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kN * 4, 0, nullptr,
+  void* host = clEnqueueMapBuffer(env.queue, staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kN * 4, 0, nullptr,
                                   nullptr, &rc);
   ok(rc, "clEnqueueMapBuffer");
   const Counts c = logged([&](cl_uint iter) {
     enqueue_fill(fill.k, iter, nullptr);
     cl_event down = nullptr;
-    ok(clEnqueueReadBuffer(env.queue, device.m, CL_FALSE, 0, kN * 4, host, 0, nullptr, &down), "clEnqueueReadBuffer");
+    ok(clEnqueueReadBuffer(env.queue, device, CL_FALSE, 0, kN * 4, host, 0, nullptr, &down), "clEnqueueReadBuffer");
     ok(clFlush(env.queue), "clFlush");
     host_wait(down, w);
     ok(clReleaseEvent(down), "clReleaseEvent");
     wrong += wrong_elements(static_cast<const std::uint32_t*>(host), iter);
   });
-  ok(clEnqueueUnmapMemObject(env.queue, staging.m, host, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+  ok(clEnqueueUnmapMemObject(env.queue, staging, host, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
   ok(clFinish(env.queue), "clFinish");
   return c;
 }
