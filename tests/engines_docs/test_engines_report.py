@@ -104,6 +104,7 @@ def main():
         damaged_logs("outputs off the CPU backend", edit(lambda d: d["models"][5].update(cpu_bad=1)))
         damaged_logs("an output unchanged between inferences", edit(lambda d: d["models"][3].update(unchanged=2)))
         damaged_logs("another driver", edit(lambda d: d.update(driver="1.0")))
+        damaged_logs("outputs read in another layout (NC4HW4)", edit(lambda d: d.update(read_layout="c4")))
         damaged_logs("no device name", edit(lambda d: d.update(device="")), folder=POCL)
         damaged_logs("a PoCL log cut short", lambda raw: raw[:100], folder=POCL)
         # A device.json (the strings of another run, for a run that named the
