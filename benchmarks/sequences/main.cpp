@@ -15,7 +15,7 @@
 //
 //   clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json]
 //                    [--sections serial,pipelined,host] [--sizes 4,4096,...]
-//                    [--pipelined-sizes ...] [--reps N] [--filter TEXT] [--no-calls]
+//                    [--pipelined-sizes ...] [--reps N] [--filter TEXT[,TEXT...]] [--no-calls]
 //
 // tools/sequence_report.py turns the JSON into a table of docs/benchmarks.md.
 #include <clzero/clzero.hpp>
@@ -370,11 +370,23 @@ std::string host_json(const Catalogue& cat, std::size_t reps, std::mt19937& rng,
   return js.str();
 }
 
+/// The variants whose name contains one of the comma-separated parts of
+/// `filter` (all of them for an empty filter).
 Catalogue filtered(Catalogue c, const std::string& filter) {
   if (filter.empty()) return c;
+  std::vector<std::string> parts;
+  for (std::size_t at = 0; at <= filter.size();) {
+    const std::size_t comma = std::min(filter.find(',', at), filter.size());
+    if (comma > at) parts.push_back(filter.substr(at, comma - at));
+    at = comma + 1;
+  }
   std::vector<Variant> keep;
   for (auto& v : c.variants)
-    if (v.name.find(filter) != std::string::npos) keep.push_back(std::move(v));
+    for (const std::string& part : parts)
+      if (v.name.find(part) != std::string::npos) {
+        keep.push_back(std::move(v));
+        break;
+      }
   c.variants = std::move(keep);
   return c;
 }
@@ -382,7 +394,7 @@ Catalogue filtered(Catalogue c, const std::string& filter) {
 int usage() {
   std::fprintf(stderr,
                "usage: clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json] [--sections "
-               "serial,pipelined,host] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter TEXT] "
+               "serial,pipelined,host] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter TEXT[,TEXT...]] "
                "[--no-calls]\n");
   return 2;
 }
