@@ -97,6 +97,10 @@ class Run:
         if set(other.variants) != set(self.variants):
             raise ReportError("%s: its variants differ from %s's: whole runs must run the same catalogue"
                               % (other.where, self.where))
+        for key, block in other.blocks.items():
+            if self.blocks.get(key, block) != block:
+                raise ReportError("%s: turns of %s at %d bytes differ from %s's: whole runs must measure alike"
+                                  % (other.where, key[0], key[1], self.where))
         for section, sizes in other.sections.items():
             for b, reps in sizes.items():
                 for rep in reps:
@@ -146,12 +150,19 @@ class Run:
         self.cuda_runs = None  # [{bytes: µs}] per whole run, where CUDA alternated with the runs
         self.host_source = None  # a host-only run whose host costs replace the runs' own
         self.sections = {}
+        self.blocks = {}  # (section, bytes) -> (inferences per turn, whether the first was timed apart)
         for section in ("serial", "pipelined"):
             sizes = {}
             for entry in need(data, section, where, list):
                 w = "%s %s" % (where, section)
                 b = need(entry, "bytes", w, int)
                 reps = need(entry, "reps", w, list)
+                block = entry.get("block", 1)
+                first_apart = entry.get("first_apart", False)
+                if not isinstance(block, int) or block < 1 or not isinstance(first_apart, bool):
+                    raise ReportError("%s at %d bytes: 'block' must be a positive integer and 'first_apart' a boolean"
+                                      % (w, b))
+                self.blocks[(section, b)] = (block, first_apart)
                 if not reps:
                     raise ReportError("%s at %d bytes: no repetitions" % (w, b))
                 for rep in reps:
@@ -162,6 +173,8 @@ class Run:
                             raise ReportError("%s: result for unknown variant '%s'" % (w, name))
                         for key in ("median_us", "samples", "stale_inferences"):
                             need(r, key, "%s %s" % (w, name), (int, float))
+                        if first_apart and r["samples"] > 0 and "error" not in r:
+                            need(r, "first_median_us", "%s %s" % (w, name), (int, float))
                 sizes[b] = reps
             self.sections[section] = sizes
         self.dates = [self.context["date"]]
@@ -207,6 +220,13 @@ class Run:
 
     def time(self, section, size, name):
         return statistics.median(self.rep_medians(section, size, name))
+
+    def first_time(self, section, size, name):
+        """The median over the repetitions of the median first inference of
+        a turn, or None where turns were not timed apart."""
+        if not self.blocks.get((section, size), (1, False))[1] or not self.ok(section, size, name):
+            return None
+        return statistics.median(r["first_median_us"] for r in self.reps_of(section, size, name))
 
     def ever_stale(self, name):
         """Showed a wrong element at some size of some section of the run: a
@@ -297,13 +317,37 @@ def own_kind(v):
     return lambda w: w["kind"] == "legal" and w["family"] == family and (not allocation or w["allocation"] == allocation)
 
 
+def first_inference_row(run, s, sizes):
+    """clzero.Auto's first inference of a turn over the fastest legal
+    sequence's, at the sizes timed apart; None where no size was."""
+    if "clzero.Auto" not in run.variants or not any(run.blocks.get((s, b), (1, False))[1] for b in sizes):
+        return None
+    cells = []
+    for b in sizes:
+        mine = run.first_time(s, b, "clzero.Auto")
+        refs = [(run.first_time(s, b, n), n) for n, v in run.variants.items()
+                if v["section"] == s and v["kind"] == "legal" and not run.ever_stale(n)]
+        refs = [r for r in refs if r[0] is not None]
+        if mine is None or not refs:
+            cells.append("–")
+            continue
+        t, n = min(refs)
+        cells.append("%.2f× (%s `%s`)" % (mine / t, us(t), short(n)))
+    return ["clzero.Auto, first inference of each turn"] + cells
+
+
 def serial_block(run):
     s = "serial"
     sizes = sorted(run.sections[s])
     if not sizes:
         return ""
-    out = ["#### One inference at a time (%s)\n" % ", ".join(
-        "%s: %d rounds" % (size_name(b), sum(rep["rounds"] for rep in run.sections[s][b])) for b in sizes), ""]
+    def turns(b):
+        block, apart = run.blocks.get((s, b), (1, False))
+        rounds = sum(rep["rounds"] for rep in run.sections[s][b])
+        if block == 1:
+            return "%s: %d rounds" % (size_name(b), rounds)
+        return "%s: %d rounds of turns of %d%s" % (size_name(b), rounds, block, ", the first apart" if apart else "")
+    out = ["#### One inference at a time (%s)\n" % ", ".join(turns(b) for b in sizes), ""]
     header = ["median µs per inference, or ratio to the fastest legal sequence"] + [size_name(b) for b in sizes]
     rows = []
     best = {b: run.fastest(s, b, lambda v: v["kind"] == "legal") for b in sizes}
@@ -347,8 +391,16 @@ def serial_block(run):
                 verdict.setdefault(name, []).append("%s %.2f×" % (size_name(b), r[0]))
             cells.append(cell)
         rows.append([name] + cells)
+    first_row = first_inference_row(run, s, sizes)
+    if first_row:
+        rows.append(first_row)
     out.append(table(header, rows))
     out.append("")
+    if first_row:
+        out.append("Where a turn is several inferences, the times above are its later ones, run as an engine's loop "
+                   "runs them, and the last row compares the first inference of each turn, run with the caches as "
+                   "the other sequences left them (median of the repetitions' medians; its reference is the fastest "
+                   "legal sequence's first inference).\n")
     auto = ["%s: %s" % (size_name(int(b)), label.split(":")[0]) for b, label in sorted(run.auto.items(),
                                                                                      key=lambda kv: int(kv[0]))]
     if auto:

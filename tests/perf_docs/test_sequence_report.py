@@ -161,6 +161,48 @@ def main():
             shutil.rmtree(cuda_dir)
             shutil.copytree(kept, cuda_dir)
 
+        # Turns of several inferences with the first timed apart: a result
+        # without its first inference is refused; the first-inference row
+        # holds clzero.Auto's first against the fastest legal first.
+        data = json.loads(original)
+        small = next(e for e in data["serial"] if e["bytes"] == 4096)
+        small["block"], small["first_apart"] = 4, True
+        never_stale = [n for n in small["reps"][0]["results"] if n.startswith("legal.") and
+                       all(r["results"].get(n, {}).get("stale_inferences", 1) == 0
+                           for e in data["serial"] + data["pipelined"] for r in e["reps"] if n in r["results"])]
+        reference = never_stale[len(never_stale) // 2]  # not the fastest one by its later inferences
+        for i, rep_ in enumerate(small["reps"]):
+            for n, r in rep_["results"].items():
+                r["first_median_us"] = 200.0 + i
+            rep_["results"][reference]["first_median_us"] = 100.0 + i
+            rep_["results"]["clzero.Auto"]["first_median_us"] = 160.0 + i
+        apart = os.path.join(tmp, "apart.json")
+        with open(apart, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        r = subprocess.run([sys.executable, TOOL, "--print", apart], capture_output=True, text=True)
+        row = next((line for line in r.stdout.splitlines() if line.startswith("| clzero.Auto, first inference")), "")
+        expected = "%.2f× (101.0 `%s`)" % (161.0 / 101.0, reference[len("legal."):])
+        if r.returncode != 0 or expected not in row:
+            failures.append("the first-inference row does not show %s:\n%s\n%s" % (expected, row, r.stderr))
+        else:
+            print("ok: the first-inference row shows Auto's first over the fastest legal first (%s)" % expected)
+        del small["reps"][0]["results"]["clzero.Auto"]["first_median_us"]
+        with open(apart, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        r = subprocess.run([sys.executable, TOOL, "--print", apart], capture_output=True, text=True)
+        if r.returncode == 0 or "first_median_us" not in r.stdout + r.stderr:
+            failures.append("a turn timed apart without its first inference was not refused:\n" + r.stdout + r.stderr)
+        else:
+            print("ok: a turn timed apart without its first inference is refused")
+        small["block"] = 0
+        with open(apart, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        r = subprocess.run([sys.executable, TOOL, "--print", apart], capture_output=True, text=True)
+        if r.returncode == 0 or "positive integer" not in r.stdout + r.stderr:
+            failures.append("a turn of 0 inferences was not refused:\n" + r.stdout + r.stderr)
+        else:
+            print("ok: a turn of 0 inferences is refused")
+
         # A sequence stale at any size of a run is no reference at any size.
         data = json.loads(original)
         serial = data["serial"]
