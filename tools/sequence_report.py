@@ -414,6 +414,9 @@ def serial_block(run):
     if "clzero.Auto" in run.variants:
         out.append(per_run_verdict(run, s, sizes, "clzero.Auto", lambda v: v["kind"] == "legal", TARGET,
                                    "the fastest legal sequence"))
+        line = twin_line(run, s, sizes, TARGET)
+        if line:
+            out.append(line)
     if run.cuda:
         out.append(cuda_verdict(run, s, sizes))
     # The fastest wait method of each family (allocation).
@@ -523,6 +526,56 @@ def per_run_verdict(run, section, sizes, name, pred, target, reference):
             (name, target, reference, runs, "; ".join(held) or "at no size", "; ".join(missed) or "none"))
 
 
+def twins(run, section):
+    """(twin, original) pairs of `section`: a variant of kind "twin" is a
+    legal variant run again (the same code and calls, buffers of its own),
+    named with "twin" in place of "legal"."""
+    pairs = []
+    for name, v in sorted(run.variants.items()):
+        if v["section"] != section or v["kind"] != "twin":
+            continue
+        original = name.replace("twin.", "legal.", 1)
+        if original not in run.variants or run.variants[original]["kind"] != "legal":
+            raise ReportError("%s: twin '%s' has no legal variant '%s'" % (run.where, name, original))
+        pairs.append((name, original))
+    return pairs
+
+
+def twin_spread(run, section, size):
+    """The largest ratio, in one whole run, between the run medians of a
+    twin and its original (neither stale anywhere), with the pair; None
+    where no pair was measured in full."""
+    worst = None
+    for a, b in twins(run, section):
+        if run.ever_stale(a) or run.ever_stale(b):
+            continue
+        for k in range(run.whole_runs):
+            ta, tb = run.run_median(section, size, a, k), run.run_median(section, size, b, k)
+            if ta is None or tb is None:
+                continue
+            r = max(ta, tb) / min(ta, tb)
+            if worst is None or r > worst[0]:
+                worst = (r, b)
+    return worst
+
+
+def twin_line(run, section, sizes, target):
+    """How far apart a sequence and its twin came, per size: the
+    measurement's own spread, against which a ratio is read."""
+    cells = []
+    for b in sizes:
+        t = twin_spread(run, section, b)
+        if t:
+            cells.append("%s %.3f× (`%s`)" % (size_name(b), t[0], short(t[1])))
+    if not cells:
+        return ""
+    runs = "one whole run" if run.whole_runs > 1 else "the run"
+    return ("The measurement's own spread: a legal sequence and its twin (the same code and calls over buffers of "
+            "their own, `twin.*`) came this far apart in %s, medians of its repetitions, at most: %s. Where that "
+            "exceeds %.2f×, a verdict at %.2f× is within the spread of the measurement itself.\n" %
+            (runs, "; ".join(cells), target, target))
+
+
 def pipelined_block(run):
     s = "pipelined"
     sizes = sorted(run.sections[s])
@@ -567,6 +620,9 @@ def pipelined_block(run):
                                    ring_target, "the fastest legal ring"))
         out.append(per_run_verdict(run, s, sizes, name, lambda v, k=k: v["kind"] == "legal" and v["slots"] == k,
                                    ring_target, "the fastest legal ring of %d" % k))
+    line = twin_line(run, s, sizes, ring_target)
+    if line:
+        out.append(line)
     stale = [n for n, v in run.variants.items() if v["section"] == s and any(run.stale(s, b, n) for b in sizes)]
     out.append("\nStale: %s.\n" % (", ".join("`%s`" % n for n in stale) if stale else "none"))
     del block

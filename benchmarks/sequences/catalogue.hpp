@@ -90,6 +90,25 @@ inline std::vector<ClzeroPolicy> clzero_policies(const clzero::DeviceCaps& caps,
 
 }  // namespace detail_catalogue
 
+/// Adds a second copy of each variant named in `names` that the catalogue
+/// holds, named with "twin" in place of "legal" and of kind "twin": the same
+/// code and calls over buffers of its own, never a reference. How far a
+/// variant and its twin come apart in one run is the measurement's own
+/// spread, against which a ratio to the fastest legal sequence is read.
+inline void add_twins(Catalogue& c, const std::vector<std::string>& names) {
+  std::vector<Variant> twins;
+  for (const Variant& v : c.variants)
+    for (const std::string& name : names)
+      if (v.name == name) {
+        Variant t = v;
+        const std::size_t at = t.name.find("legal.");
+        t.name.replace(at, 5, "twin");
+        t.kind = "twin";
+        twins.push_back(std::move(t));
+      }
+  for (Variant& t : twins) c.variants.push_back(std::move(t));
+}
+
 /// One inference at a time: every legal sequence, clzero's policies, the references.
 inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
   using namespace detail_catalogue;
@@ -151,6 +170,10 @@ inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
     c.variants.push_back({"ub.kept_mapped.nv_host_pinned", "ub", "kept_mapped", "nv_host_pinned", "finish", 1,
                           make<KeptMappedSequence>(RawAllocation::nv_host_pinned)});
   c.variants.push_back({"floor.kernel_finish", "floor", "floor", "device", "finish", 1, make<FloorSequence>()});
+  // Twins of what is fastest on the devices measured so far (the H200's
+  // NVIDIA OpenCL; PoCL) and of one sequence every device offers.
+  add_twins(c, {"legal.at_rest.alloc_host_ptr.blocking", "legal.at_rest.nv_host_pinned.blocking",
+                "legal.svm_fine.poll"});
   for (auto& p : clzero_policies(caps, 1))
     c.variants.push_back({"clzero." + p.name, "clzero", p.family, p.allocation, "", 1, p.make});
   // Counted as clzero's, so that its stale output fails the run.
@@ -218,6 +241,7 @@ inline Catalogue pipelined_catalogue(const clzero::DeviceCaps& caps) {
     for (auto& p : clzero_policies(caps, k))
       c.variants.push_back({ring_name + ".clzero." + p.name, "clzero", p.family, p.allocation, "", k, p.make});
   }
+  add_twins(c, {"ring2.legal.read.pinned_alloc_host_ptr.poll", "ring2.legal.svm_fine.poll"});
   // The ring of 2 again with views that poll for up to 20 ms (the default is
   // 100 us, then clWaitForEvents): what the spin budget costs a ring whose
   // views wait for a large transfer.

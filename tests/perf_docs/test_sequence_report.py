@@ -203,6 +203,49 @@ def main():
         else:
             print("ok: a turn of 0 inferences is refused")
 
+        # A twin (a legal sequence run again) gives the measurement's own
+        # spread: the largest ratio between it and its original in the run.
+        data = json.loads(original)
+        candidates = [v["name"] for v in data["variants"] if v["kind"] == "legal" and v["section"] == "serial" and
+                      v["name"].replace("legal.", "twin.", 1) not in {w["name"] for w in data["variants"]} and
+                      all(res.get(v["name"], {}).get("stale_inferences", 1) == 0 for e in data["serial"]
+                          for res in [r["results"] for r in e["reps"]])]
+        legal_name = candidates[0]
+        twin_name = legal_name.replace("legal.", "twin.", 1)
+        data["variants"].append(dict(next(v for v in data["variants"] if v["name"] == legal_name),
+                                     name=twin_name, kind="twin"))
+        for e in data["serial"]:
+            factor = 1.5 if e["bytes"] == 4096 else 1.25
+            for r in e["reps"]:
+                r["results"][twin_name] = dict(r["results"][legal_name])
+                r["results"][twin_name]["median_us"] = r["results"][legal_name]["median_us"] * factor
+                if "first_median_us" in r["results"][legal_name]:
+                    r["results"][twin_name]["first_median_us"] = r["results"][legal_name]["first_median_us"]
+        twinned = os.path.join(tmp, "twinned.json")
+        with open(twinned, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        r = subprocess.run([sys.executable, TOOL, "--print", twinned], capture_output=True, text=True)
+        line = next((x for x in r.stdout.splitlines() if x.startswith("The measurement's own spread")
+                     and "4 KiB" in x), "")
+        want = "4 KiB 1.500× (`%s`)" % legal_name[len("legal."):]
+        if r.returncode != 0 or want not in line or "4 B 1.250×" not in line:
+            failures.append("the spread line does not show the twin's ratio (%s):\n%s\n%s" % (want, line, r.stderr))
+        else:
+            print("ok: a twin 1.5x its original at 4 KiB and 1.25x elsewhere shows as such")
+        data["variants"] = [v for v in data["variants"] if v["name"] != legal_name]
+        for e in data["serial"]:
+            for r_ in e["reps"]:
+                del r_["results"][legal_name]
+        for key in ("host_ns", "host_cold_ns", "calls"):
+            data.get(key, {}).pop(legal_name, None)
+        with open(twinned, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        r = subprocess.run([sys.executable, TOOL, "--print", twinned], capture_output=True, text=True)
+        if r.returncode == 0 or "has no legal variant" not in r.stdout + r.stderr:
+            failures.append("a twin without its original was not refused:\n" + r.stdout + r.stderr)
+        else:
+            print("ok: a twin without its original is refused")
+
         # A sequence stale at any size of a run is no reference at any size.
         data = json.loads(original)
         serial = data["serial"]
