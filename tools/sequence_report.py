@@ -492,6 +492,16 @@ def cuda_cell(run, section, size):
     return cell
 
 
+def verdict_ratio(r, target):
+    """A ratio to two decimals, or three where two would put it on the
+    other side of the target (1.0241 against 1.02 is a miss, not "1.02")."""
+    for digits in (2, 3, 4, 5):
+        text = "%.*f" % (digits, r)
+        if (float(text) <= target) == (r <= target):
+            return text
+    return text
+
+
 def cuda_verdict(run, section, sizes):
     """Issue 11's CUDA targets, in every whole run against its own CUDA run:
     at most 1.15x at 4 KiB (the OpenCL launch alone costs about 1.13x
@@ -504,7 +514,7 @@ def cuda_verdict(run, section, sizes):
         ratios = cuda_ratios(run, section, b)
         if target is None or ratios is None:
             continue
-        cell = "%s ≤ %.2f× (%s)" % (size_name(b), target, ", ".join("%.2f" % r for r in ratios))
+        cell = "%s ≤ %.2f× (%s)" % (size_name(b), target, ", ".join(verdict_ratio(r, target) for r in ratios))
         (held if max(ratios) <= target else missed).append(cell)
     return ("clzero.Auto ÷ CUDA zero copy in each whole run, against the CUDA run just before it: held at %s; "
             "not at %s.\n" % ("; ".join(held) or "no size", "; ".join(missed) or "any size"))
@@ -519,7 +529,7 @@ def per_run_verdict(run, section, sizes, name, pred, target, reference):
         ratios = run.per_run(section, b, name, pred)
         if any(r is None for r in ratios):
             continue
-        cell = "%s (%s)" % (size_name(b), ", ".join("%.2f" % r for r in ratios))
+        cell = "%s (%s)" % (size_name(b), ", ".join(verdict_ratio(r, target) for r in ratios))
         (held if max(ratios) <= target else missed).append(cell)
     runs = "each of the %d whole runs" % run.whole_runs if run.whole_runs > 1 else "the run"
     return ("`%s` within %.2f× of %s of the same run, medians of the run's repetitions, in %s: %s; not: %s.\n" %

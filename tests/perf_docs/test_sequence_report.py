@@ -268,6 +268,17 @@ def main():
                             (short, first, second))
         else:
             print("ok: %s, stale at the largest size, is no longer the fastest at 4 KiB" % short)
+
+        # A ratio printed beside a verdict never reads as the other side of
+        # the target: 1.0241 against 1.02 is a miss, so not "1.02".
+        sys.path.insert(0, os.path.dirname(TOOL))
+        import sequence_report
+        for r_, target, want in ((1.0241, 1.02, "1.024"), (1.0199, 1.02, "1.02"), (1.02001, 1.02, "1.02001"),
+                                 (1.004, 1.0, "1.004"), (0.9951, 1.0, "1.00"), (1.15, 1.15, "1.15")):
+            got = sequence_report.verdict_ratio(r_, target)
+            if got != want:
+                failures.append("verdict_ratio(%r, %r) gave %s, expected %s" % (r_, target, got, want))
+        print("ok: ratios beside a verdict show as many decimals as it takes to stay on their side of the target")
     finally:
         shutil.rmtree(tmp)
     if failures:
