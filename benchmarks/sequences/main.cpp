@@ -79,8 +79,8 @@ struct Plan {
 // time each variant with the caches as the 60-odd variants before it left
 // them, which favours whatever code many variants share (the hand-written
 // sequences are a few templates; each clzero policy is code of its own): on
-// the H200, clzero.Auto measured 1.05x the fastest legal sequence at 4 B in
-// a full run, 1.00-1.02x with 18 variants interleaved. The turn's first
+// the H200, clzero.Auto, code used by one variant alone, came last among the
+// sequences making its calls (docs/logs/h200/12-final-2bd5da8). The turn's first
 // inference is still timed apart ("first_median_us"), so the cold case stays
 // in the report. From 4 MiB on, an inference takes long enough that the
 // host's caches do not show, and one per turn keeps the rounds many.
