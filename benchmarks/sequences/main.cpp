@@ -184,20 +184,21 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
       for (std::size_t v : order) {
         if (!seq[v]) continue;
         try {
+          const bool apart = plan.first_apart && plan.block > 1;
           const auto t0 = Clock::now();
           std::size_t stale = 0, steady = plan.block;
           auto t1 = t0;
-          if (plan.first_apart && plan.block > 1) {
+          if (apart) {
             stale += seq[v]->run_block(iter[v], 1);
             t1 = Clock::now();
             steady = plan.block - 1;
           }
-          stale += seq[v]->run_block(plan.block == steady ? iter[v] : next_iter(iter[v]), steady);
+          stale += seq[v]->run_block(apart ? next_iter(iter[v]) : iter[v], steady);
           const auto t2 = Clock::now();
           if (timed) {
             m[v].us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count() /
                               static_cast<double>(steady));
-            if (t1 != t0) m[v].first_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+            if (apart) m[v].first_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
           }
           m[v].inferences += plan.block;
           m[v].stale_inferences += stale;
