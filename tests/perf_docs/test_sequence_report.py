@@ -161,6 +161,19 @@ def main():
             shutil.rmtree(cuda_dir)
             shutil.copytree(kept, cuda_dir)
 
+        def printed(path_, data_):
+            """Writes data_ to path_ and prints its tables with the tool."""
+            with open(path_, "w", encoding="utf-8") as f:
+                json.dump(data_, f)
+            return subprocess.run([sys.executable, TOOL, "--print", path_], capture_output=True, text=True)
+
+        def refused(label, path_, data_, needle):
+            r_ = printed(path_, data_)
+            if r_.returncode == 0 or needle not in r_.stdout + r_.stderr:
+                failures.append("%s was not refused:\n%s%s" % (label, r_.stdout, r_.stderr))
+            else:
+                print("ok: %s is refused" % label)
+
         # Turns of several inferences with the first timed apart: a result
         # without its first inference is refused; the first-inference row
         # holds clzero.Auto's first against the fastest legal first.
@@ -177,9 +190,7 @@ def main():
             rep_["results"][reference]["first_median_us"] = 100.0 + i
             rep_["results"]["clzero.Auto"]["first_median_us"] = 160.0 + i
         apart = os.path.join(tmp, "apart.json")
-        with open(apart, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        r = subprocess.run([sys.executable, TOOL, "--print", apart], capture_output=True, text=True)
+        r = printed(apart, data)
         row = next((line for line in r.stdout.splitlines() if line.startswith("| clzero.Auto, first inference")), "")
         expected = "%.2f× (101.0 `%s`)" % (161.0 / 101.0, reference[len("legal."):])
         if r.returncode != 0 or expected not in row:
@@ -187,21 +198,9 @@ def main():
         else:
             print("ok: the first-inference row shows Auto's first over the fastest legal first (%s)" % expected)
         del small["reps"][0]["results"]["clzero.Auto"]["first_median_us"]
-        with open(apart, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        r = subprocess.run([sys.executable, TOOL, "--print", apart], capture_output=True, text=True)
-        if r.returncode == 0 or "first_median_us" not in r.stdout + r.stderr:
-            failures.append("a turn timed apart without its first inference was not refused:\n" + r.stdout + r.stderr)
-        else:
-            print("ok: a turn timed apart without its first inference is refused")
+        refused("a turn timed apart without its first inference", apart, data, "first_median_us")
         small["block"] = 0
-        with open(apart, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        r = subprocess.run([sys.executable, TOOL, "--print", apart], capture_output=True, text=True)
-        if r.returncode == 0 or "positive integer" not in r.stdout + r.stderr:
-            failures.append("a turn of 0 inferences was not refused:\n" + r.stdout + r.stderr)
-        else:
-            print("ok: a turn of 0 inferences is refused")
+        refused("a turn of 0 inferences", apart, data, "positive integer")
 
         # A twin (a legal sequence run again) gives the measurement's own
         # spread: the largest ratio between it and its original in the run.
@@ -222,9 +221,7 @@ def main():
                 if "first_median_us" in r["results"][legal_name]:
                     r["results"][twin_name]["first_median_us"] = r["results"][legal_name]["first_median_us"]
         twinned = os.path.join(tmp, "twinned.json")
-        with open(twinned, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        r = subprocess.run([sys.executable, TOOL, "--print", twinned], capture_output=True, text=True)
+        r = printed(twinned, data)
         line = next((x for x in r.stdout.splitlines() if x.startswith("The measurement's own spread")
                      and "4 KiB" in x), "")
         want = "4 KiB 1.500× (`%s`)" % legal_name[len("legal."):]
@@ -238,13 +235,7 @@ def main():
                 del r_["results"][legal_name]
         for key in ("host_ns", "host_cold_ns", "calls"):
             data.get(key, {}).pop(legal_name, None)
-        with open(twinned, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        r = subprocess.run([sys.executable, TOOL, "--print", twinned], capture_output=True, text=True)
-        if r.returncode == 0 or "has no legal variant" not in r.stdout + r.stderr:
-            failures.append("a twin without its original was not refused:\n" + r.stdout + r.stderr)
-        else:
-            print("ok: a twin without its original is refused")
+        refused("a twin without its original", twinned, data, "has no legal variant")
 
         # A sequence stale at any size of a run is no reference at any size.
         data = json.loads(original)
