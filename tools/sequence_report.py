@@ -235,15 +235,17 @@ class Run:
         another)."""
         return any(self.stale(section, b, name) for section, sizes in self.sections.items() for b in sizes)
 
-    def fastest(self, section, size, pred):
+    def fastest(self, section, size, pred, time=None):
         """The fastest fresh variant for which pred(variant) holds, or None;
-        never one that was stale at any size of the run."""
+        never one that was stale at any size of the run. `time` (default:
+        the run's median) gives a variant's time, or None where it has none."""
+        time = time or self.time
         best = None
         for name, v in self.variants.items():
             if v["section"] != section or not pred(v) or not self.ok(section, size, name) or self.ever_stale(name):
                 continue
-            t = self.time(section, size, name)
-            if best is None or t < best[1]:
+            t = time(section, size, name)
+            if t is not None and (best is None or t < best[1]):
                 best = (name, t)
         return best
 
@@ -325,13 +327,11 @@ def first_inference_row(run, s, sizes):
     cells = []
     for b in sizes:
         mine = run.first_time(s, b, "clzero.Auto")
-        refs = [(run.first_time(s, b, n), n) for n, v in run.variants.items()
-                if v["section"] == s and v["kind"] == "legal" and not run.ever_stale(n)]
-        refs = [r for r in refs if r[0] is not None]
-        if mine is None or not refs:
+        ref = run.fastest(s, b, lambda v: v["kind"] == "legal", time=run.first_time)
+        if mine is None or ref is None:
             cells.append("–")
             continue
-        t, n = min(refs)
+        n, t = ref
         cells.append("%.2f× (%s `%s`)" % (mine / t, us(t), short(n)))
     return ["clzero.Auto, first inference of each turn"] + cells
 

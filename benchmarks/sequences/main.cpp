@@ -5,11 +5,10 @@
 // consecutive inferences: 4 for the serial section's small sizes, the first
 // timed apart; a ring's worth for the pipelined section) in a freshly
 // shuffled order, so that a slow spell of the machine lands on all of them
-// alike. For every size the
-// variants' buffers are created anew, in a freshly shuffled order, for each
-// repetition (placement in memory changes large-size results from run to run
-// more than clocks do), and the medians of all repetitions are reported with
-// their spread.
+// alike. For every size the variants' buffers are created anew, in a freshly
+// shuffled order, for each repetition (placement in memory changes
+// large-size results from run to run more than clocks do), and the medians
+// of all repetitions are reported with their spread.
 //
 // Every inference's producer writes values that change from inference to
 // inference, and the host compares every element: a variant that shows a
@@ -98,12 +97,19 @@ Plan pipelined_plan(std::size_t bytes) {
   return {5, 1, 4, 2, 2.0};
 }
 
-std::vector<std::size_t> parse_sizes(const char* s) {
-  std::vector<std::size_t> out;
+/// The non-empty comma-separated parts of `s`.
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(static_cast<std::size_t>(std::stoull(item)));
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<std::size_t> parse_sizes(const char* s) {
+  std::vector<std::size_t> out;
+  for (const std::string& item : split_commas(s)) out.push_back(static_cast<std::size_t>(std::stoull(item)));
   return out;
 }
 
@@ -153,8 +159,9 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
   const std::size_t n = bytes / sizeof(std::uint32_t);
   const std::size_t nv = cat.variants.size();
   std::ostringstream js;
-  js << "{\"bytes\": " << bytes << ", \"block\": " << plan.block
-     << ", \"first_apart\": " << (plan.first_apart && plan.block > 1 ? "true" : "false") << ", \"reps\": [";
+  const bool apart = plan.first_apart && plan.block > 1;  // a turn's first inference timed on its own
+  js << "{\"bytes\": " << bytes << ", \"block\": " << plan.block << ", \"first_apart\": " << (apart ? "true" : "false")
+     << ", \"reps\": [";
   const auto size_start = Clock::now();
   for (std::size_t rep = 0; rep < reps; ++rep) {
     const auto rep_start = Clock::now();
@@ -184,7 +191,6 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
       for (std::size_t v : order) {
         if (!seq[v]) continue;
         try {
-          const bool apart = plan.first_apart && plan.block > 1;
           const auto t0 = Clock::now();
           std::size_t stale = 0, steady = plan.block;
           auto t1 = t0;
@@ -402,12 +408,7 @@ std::string host_json(const Catalogue& cat, std::size_t reps, std::mt19937& rng,
 /// `filter` (all of them for an empty filter).
 Catalogue filtered(Catalogue c, const std::string& filter) {
   if (filter.empty()) return c;
-  std::vector<std::string> parts;
-  for (std::size_t at = 0; at <= filter.size();) {
-    const std::size_t comma = std::min(filter.find(',', at), filter.size());
-    if (comma > at) parts.push_back(filter.substr(at, comma - at));
-    at = comma + 1;
-  }
+  const std::vector<std::string> parts = split_commas(filter);
   std::vector<Variant> keep;
   for (auto& v : c.variants)
     for (const std::string& part : parts)
