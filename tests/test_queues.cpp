@@ -128,6 +128,35 @@ TEST_CASE("a producer on another queue is flushed and waited for", "[queues]") {
   }
 }
 
+// The same with the producer's event handed in through used_by() rather than
+// an event slot: clzero cannot know its queue, so it asks (clGetEventInfo)
+// and submits that queue before its own commands wait on it.
+TEST_CASE("a producer on another queue, its event handed in with used_by(), is flushed and waited for", "[queues]") {
+  Env& env = Env::get();
+  Queue producer(0);
+  MappedTensor<std::uint32_t, policy::Persistent> t(env.context, env.queue, {8192}, Intent::output, {});
+  Kernel fill("fill_u32");
+  for (cl_uint iter = 1; iter <= 8; ++iter) {
+    {
+      auto dev = t.device_access();
+      dev.bind(fill.k, 0);
+      fill.arg(1, cl_uint{8192});
+      fill.arg(2, iter);
+      const std::size_t global = 8192;
+      cl_event done = nullptr;
+      ok(clEnqueueNDRangeKernel(producer.q, fill.k, 1, nullptr, &global, nullptr, dev.wait_count(producer.q),
+                                dev.wait_list(producer.q), &done),
+         "clEnqueueNDRangeKernel");  // never flushed by the test
+      dev.used_by(done);
+      clReleaseEvent(done);
+    }
+    auto view = t.read_view();
+    std::size_t wrong = 0;
+    for (std::uint32_t i = 0; i < 8192; ++i) wrong += view[i] != value(i, iter);
+    REQUIRE(wrong == 0);
+  }
+}
+
 namespace {
 
 // If clzero drained the queue (clFinish) or waited for anything but its own

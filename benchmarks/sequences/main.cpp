@@ -15,7 +15,7 @@
 // wrong element once is reported stale and is never a winner.
 //
 //   clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json]
-//                    [--sections serial,pipelined,host] [--sizes 4,4096,...]
+//                    [--sections serial,pipelined,host|footprint] [--sizes 4,4096,...]
 //                    [--pipelined-sizes ...] [--reps N] [--filter TEXT[,TEXT...]] [--no-calls]
 //
 // tools/sequence_report.py turns the JSON into a table of docs/benchmarks.md.
@@ -34,6 +34,13 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define CLZERO_SEQ_HAVE_CALLGRIND 1
+#endif
+#endif
 
 #include "../cpu_model.hpp"
 #include "call_count.hpp"
@@ -55,7 +62,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   double budget_s = 120;
   std::string out;
-  bool serial = true, pipelined = true, host = true, calls = true;
+  bool serial = true, pipelined = true, host = true, calls = true, footprint = false;
   std::vector<std::size_t> sizes = {4, 4096, 256 << 10, 4 << 20, 64 << 20};
   std::vector<std::size_t> pipelined_sizes = {256 << 10, 4 << 20, 16 << 20, 64 << 20};
   std::size_t reps = 3;
@@ -202,8 +209,7 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
           stale += seq[v]->run_block(apart ? next_iter(iter[v]) : iter[v], steady);
           const auto t2 = Clock::now();
           if (timed) {
-            m[v].us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count() /
-                              static_cast<double>(steady));
+            m[v].us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count() / static_cast<double>(steady));
             if (apart) m[v].first_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
           }
           m[v].inferences += plan.block;
@@ -385,8 +391,8 @@ std::string host_json(const Catalogue& cat, std::size_t reps, std::mt19937& rng,
   bool first = true;
   for (std::size_t v = 0; v < nv; ++v) {
     if (ns[v].empty() && error[v].empty()) continue;
-    js << (first ? "" : ",\n    ") << json_string(cat.variants[v].name) << ": {\"median_ns\": "
-       << num(quantile(ns[v], 0.5)) << ", \"p10_ns\": " << num(quantile(ns[v], 0.1))
+    js << (first ? "" : ",\n    ") << json_string(cat.variants[v].name)
+       << ": {\"median_ns\": " << num(quantile(ns[v], 0.5)) << ", \"p10_ns\": " << num(quantile(ns[v], 0.1))
        << ", \"p90_ns\": " << num(quantile(ns[v], 0.9)) << ", \"samples\": " << ns[v].size();
     if (!error[v].empty()) js << ", \"error\": " << json_string(error[v]);
     js << "}";
@@ -396,12 +402,105 @@ std::string host_json(const Catalogue& cat, std::size_t reps, std::mt19937& rng,
   first = true;
   for (std::size_t v = 0; v < nv; ++v) {
     if (cold[v].empty()) continue;
-    cj << (first ? "" : ",\n    ") << json_string(cat.variants[v].name) << ": {\"median_ns\": "
-       << num(quantile(cold[v], 0.5)) << ", \"samples\": " << cold[v].size() << "}";
+    cj << (first ? "" : ",\n    ") << json_string(cat.variants[v].name)
+       << ": {\"median_ns\": " << num(quantile(cold[v], 0.5)) << ", \"samples\": " << cold[v].size() << "}";
     first = false;
   }
   cold_js = cj.str();
   return js.str();
+}
+
+/// The host's footprint of one inference, counted rather than timed: each
+/// serial variant on the null device (as host_json), under Callgrind with its
+/// cache simulator. Before each counted inference 4 MiB are written, more
+/// than the simulated last-level cache (tools/footprint.sh sets its size), so
+/// that the inference's last-level misses are the cache lines it touches:
+/// code and data, the cold case of a real engine, whose own work between two
+/// inferences evicts clzero's. Callgrind collects only inside the counted
+/// inferences and dumps one profile per variant and mode, named
+/// "cold <n> <variant>" (n inferences, each after an eviction) and
+/// "warm <n> <variant>" (n inferences in a row), and writes the variants'
+/// description to `out` (as the "variants" of the timed sections);
+/// tools/footprint_report.py reads them. Outside Callgrind the counts cannot
+/// be made, and this says so rather than reporting nothing.
+int footprint_run(const Catalogue& cat, const std::string& out) {
+#if defined(CLZERO_SEQ_HAVE_CALLGRIND)
+  if (!RUNNING_ON_VALGRIND) {
+    std::fprintf(stderr,
+                 "clzero_sequences: --sections footprint counts under Callgrind only; run it through "
+                 "tools/footprint.sh\n");
+    return 2;
+  }
+  constexpr std::size_t kFootprintCold = 8, kFootprintWarm = 8;
+  std::vector<unsigned char> evict(std::size_t{4} << 20);
+  unsigned char stamp = 0;
+  std::size_t counted = 0;
+  std::uint32_t iter = 17;
+  for (const Variant& var : cat.variants) {
+    if ((var.kind != "legal" && var.kind != "clzero") || var.slots != 1) continue;
+    std::unique_ptr<Sequence> seq;
+    try {
+      seq = var.make(1);
+      seq->run_block(1, 16);  // real: every mapping and event made once
+      ok(clFinish(Rig::get().q()), "clFinish");
+      set_null_device(true);
+      CALLGRIND_START_INSTRUMENTATION;
+      seq->run_block(iter, 16);  // the null device's own first use
+      for (int i = 0; i < 16; ++i) iter = next_iter(iter);
+      for (std::size_t i = 0; i < kFootprintCold; ++i, iter = next_iter(iter)) {
+        ++stamp;
+        for (std::size_t b = 0; b < evict.size(); b += 64) evict[b] = stamp;
+        // The element checked is the null device's scratch, not a kernel's
+        // output: what counts here is the work, not what it finds.
+        CALLGRIND_TOGGLE_COLLECT;
+        seq->run_block(iter, 1);
+        CALLGRIND_TOGGLE_COLLECT;
+      }
+      // Callgrind reads the name after the request returns: it must outlive it.
+      const std::string cold_name = "cold " + std::to_string(kFootprintCold) + " " + var.name;
+      const std::string warm_name = "warm " + std::to_string(kFootprintWarm) + " " + var.name;
+      CALLGRIND_DUMP_STATS_AT(cold_name.c_str());
+      CALLGRIND_TOGGLE_COLLECT;
+      seq->run_block(iter, kFootprintWarm);
+      CALLGRIND_TOGGLE_COLLECT;
+      for (std::size_t i = 0; i < kFootprintWarm; ++i) iter = next_iter(iter);
+      CALLGRIND_DUMP_STATS_AT(warm_name.c_str());
+      CALLGRIND_STOP_INSTRUMENTATION;
+      seq.reset();
+      set_null_device(false);
+      ++counted;
+      std::fprintf(stderr, "footprint: %s\n", var.name.c_str());
+    } catch (const std::exception& e) {
+      CALLGRIND_STOP_INSTRUMENTATION;
+      seq.reset();
+      set_null_device(false);
+      std::fprintf(stderr, "clzero_sequences: footprint of %s: %s\n", var.name.c_str(), e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "footprint: %zu variants, %zu cold and %zu warm inferences each\n", counted, kFootprintCold,
+               kFootprintWarm);
+  if (!out.empty()) {
+    const clzero::DeviceCaps& caps = Rig::get().caps;
+    std::ofstream f(out);
+    f << "{\n  \"schema\": \"clzero.footprint-variants/1\",\n  \"context\": {\"clzero_version\": "
+      << json_string(CLZERO_VERSION_STRING) << ", \"platform\": " << json_string(caps.platform_name)
+      << ", \"platform_version\": " << json_string(caps.platform_version) << ", \"device\": " << json_string(caps.name)
+      << ", \"cpu\": " << json_string(clzero_bench::cpu_model()) << "},\n  \"variants\": [\n    "
+      << variants_json(cat, "serial") << "\n  ]\n}\n";
+    if (!f) {
+      std::fprintf(stderr, "clzero_sequences: cannot write %s\n", out.c_str());
+      return 1;
+    }
+  }
+  return counted > 0 ? 0 : 1;
+#else
+  (void)cat;
+  std::fprintf(stderr,
+               "clzero_sequences: built without <valgrind/callgrind.h> (Debian's valgrind package), so "
+               "--sections footprint cannot count\n");
+  return 2;
+#endif
 }
 
 /// The variants whose name contains one of the comma-separated parts of
@@ -423,7 +522,8 @@ Catalogue filtered(Catalogue c, const std::string& filter) {
 int usage() {
   std::fprintf(stderr,
                "usage: clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json] [--sections "
-               "serial,pipelined,host] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter TEXT[,TEXT...]] "
+               "serial,pipelined,host|footprint] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter "
+               "TEXT[,TEXT...]] "
                "[--no-calls]\n");
   return 2;
 }
@@ -454,6 +554,7 @@ int main(int argc, char** argv) {
       o.serial = s.find("serial") != std::string::npos;
       o.pipelined = s.find("pipelined") != std::string::npos;
       o.host = s.find("host") != std::string::npos;
+      o.footprint = s.find("footprint") != std::string::npos;
     } else if (a == "--sizes")
       o.sizes = parse_sizes(value());
     else if (a == "--pipelined-sizes")
@@ -478,6 +579,9 @@ int main(int argc, char** argv) {
     const Catalogue serial = filtered(serial_catalogue(caps), o.filter);
     const Catalogue pipelined = filtered(pipelined_catalogue(caps), o.filter);
     std::mt19937 rng(20261201u);
+    // Counted under Callgrind, apart from every timed section: the
+    // simulator makes timing meaningless.
+    if (o.footprint) return footprint_run(serial, o.out);
 
     // Budget shares by weight, over the sizes that fit one allocation.
     double weights = 0;
@@ -505,10 +609,10 @@ int main(int argc, char** argv) {
          << ", \"platform\": " << json_string(caps.platform_name)
          << ", \"platform_version\": " << json_string(caps.platform_version)
          << ", \"device\": " << json_string(caps.name) << ", \"device_version\": " << json_string(caps.device_version)
-         << ", \"driver_version\": " << json_string(caps.driver_version) << ", \"cpu\": " << json_string(clzero_bench::cpu_model())
-         << ", \"budget_s\": " << num(o.budget_s) << ", \"reps\": " << o.reps
-         << ", \"calls_counted\": " << (call_counting_works() ? "true" : "false") << "},\n  \"auto\": {"
-         << auto_js.str() << "},\n  \"variants\": [\n    " << variants_json(serial, "serial");
+         << ", \"driver_version\": " << json_string(caps.driver_version)
+         << ", \"cpu\": " << json_string(clzero_bench::cpu_model()) << ", \"budget_s\": " << num(o.budget_s)
+         << ", \"reps\": " << o.reps << ", \"calls_counted\": " << (call_counting_works() ? "true" : "false")
+         << "},\n  \"auto\": {" << auto_js.str() << "},\n  \"variants\": [\n    " << variants_json(serial, "serial");
       if (!serial.variants.empty() && !pipelined.variants.empty()) js << ",\n    ";
       js << variants_json(pipelined, "pipelined") << "\n  ],\n  \"lacking\": [";
       for (const auto& l : serial.lacking) {

@@ -38,7 +38,12 @@ class DeviceAccess {
   DeviceAccess& operator=(const DeviceAccess&) = delete;
   /// Moves the open access; `other` is left ended (open() is false).
   DeviceAccess(DeviceAccess&& other) noexcept
-      : state_(std::move(other.state_)), access_(other.access_), slot_(std::exchange(other.slot_, nullptr)) {}
+      : state_(std::move(other.state_)),
+        access_(other.access_),
+        slot_(std::exchange(other.slot_, nullptr)),
+        own_queue_(other.own_queue_),
+        own_queue_orders_(other.own_queue_orders_),
+        own_queue_needs_event_(other.own_queue_needs_event_) {}
   /// Ends this access first if it is open (as the destructor does: a failure
   /// goes to the cleanup handler and leaves that tensor unusable, never a
   /// throw), then takes over `other`, which is left ended. Lets engines keep
@@ -49,6 +54,9 @@ class DeviceAccess {
       state_ = std::move(other.state_);
       access_ = other.access_;
       slot_ = std::exchange(other.slot_, nullptr);
+      own_queue_ = other.own_queue_;
+      own_queue_orders_ = other.own_queue_orders_;
+      own_queue_needs_event_ = other.own_queue_needs_event_;
     }
     return *this;
   }
@@ -92,14 +100,12 @@ class DeviceAccess {
   /// tensor's own in-order queue, which runs them after clzero's commands by
   /// itself (no events, no flush: the fastest legal sequence); otherwise
   /// wait_count().
-  cl_uint wait_count(cl_command_queue queue) const {
-    detail::TensorState* s = state("DeviceAccess::wait_count");
-    return s->orders(queue) ? 0 : submitted("DeviceAccess::wait_count")->waits.count();
+  CLZERO_DETAIL_HOT cl_uint wait_count(cl_command_queue queue) const {
+    return on_own_queue(queue) ? 0 : wait_count_asked(queue);
   }
   /// The wait list for wait_count(queue): null for the tensor's own in-order queue.
-  const cl_event* wait_list(cl_command_queue queue) const {
-    detail::TensorState* s = state("DeviceAccess::wait_list");
-    return s->orders(queue) ? nullptr : submitted("DeviceAccess::wait_list")->waits.data();
+  CLZERO_DETAIL_HOT const cl_event* wait_list(cl_command_queue queue) const {
+    return on_own_queue(queue) ? nullptr : wait_list_asked(queue);
   }
 
   /// For libraries whose calls take no wait list (CLBlast, clBLAS): enqueues
@@ -124,7 +130,9 @@ class DeviceAccess {
     if (event == nullptr)
       detail::raise_invalid("DeviceAccess::used_by",
                             "the event is null; pass the event of the kernel that used the tensor");
-    state("DeviceAccess::used_by")->used_by.retain(event);
+    detail::TensorState* s = state("DeviceAccess::used_by");
+    s->used_by.retain(event);
+    s->used_by_elsewhere = true;
   }
 
   /// An event slot to pass as the `event` argument of an enqueue call: clzero
@@ -133,6 +141,7 @@ class DeviceAccess {
   cl_event* event_slot() {
     detail::TensorState* s = state("DeviceAccess::event_slot");
     collect_slot(s);
+    s->used_by_elsewhere = true;  // any queue may fill it
     return &slot_;
   }
 
@@ -143,11 +152,8 @@ class DeviceAccess {
   /// UnifiedHost, and Persistent over NVIDIA's host-located memory in a
   /// TensorRing). A null event argument is legal in every clEnqueue* call,
   /// and an event never made costs the driver nothing (the README's form).
-  cl_event* event_slot(cl_command_queue queue) {
-    detail::TensorState* s = state("DeviceAccess::event_slot");
-    if (!s->needs_event(queue)) return nullptr;
-    collect_slot(s);
-    return &slot_;
+  CLZERO_DETAIL_HOT cl_event* event_slot(cl_command_queue queue) {
+    return on_own_queue(queue) && !own_queue_needs_event_ ? nullptr : event_slot_asked(queue);
   }
 
   /// Gives the tensor back to the host: the policy enqueues what makes the
@@ -169,6 +175,18 @@ class DeviceAccess {
   /// Made by MappedTensor only.
   DeviceAccess(std::shared_ptr<detail::TensorState> state, Access access) noexcept
       : state_(std::move(state)), access_(access) {}
+  /// Made by MappedTensor only: as above, told once what the tensor would
+  /// answer for its own queue, so that the calls an inference makes for
+  /// that queue (wait_count, wait_list, event_slot) answer inline. `own`
+  /// is the tensor's queue, `orders` whether it is in order, `needs_event`
+  /// whether the policy waits on the events of this access's kernels.
+  DeviceAccess(std::shared_ptr<detail::TensorState> state, Access access, cl_command_queue own, bool orders,
+               bool needs_event) noexcept
+      : state_(std::move(state)),
+        access_(access),
+        own_queue_(own),
+        own_queue_orders_(orders),
+        own_queue_needs_event_(needs_event) {}
 
  private:
   detail::TensorState* state(const char* what) const {
@@ -186,9 +204,39 @@ class DeviceAccess {
     if (slot_ != nullptr) s->used_by.adopt(std::exchange(slot_, nullptr));
   }
 
+  // The answers of wait_count(queue), wait_list(queue) and event_slot(queue)
+  // from the tensor itself, for any queue: out of line, apart from the
+  // inline test for the tensor's own queue.
+  CLZERO_DETAIL_RARE cl_uint wait_count_asked(cl_command_queue queue) const {
+    detail::TensorState* s = state("DeviceAccess::wait_count");
+    return s->orders(queue) ? 0 : submitted("DeviceAccess::wait_count")->waits.count();
+  }
+  CLZERO_DETAIL_RARE const cl_event* wait_list_asked(cl_command_queue queue) const {
+    detail::TensorState* s = state("DeviceAccess::wait_list");
+    return s->orders(queue) ? nullptr : submitted("DeviceAccess::wait_list")->waits.data();
+  }
+  CLZERO_DETAIL_RARE cl_event* event_slot_asked(cl_command_queue queue) {
+    detail::TensorState* s = state("DeviceAccess::event_slot");
+    if (!s->needs_event(queue)) return nullptr;
+    collect_slot(s);
+    if (!on_own_queue(queue)) s->used_by_elsewhere = true;
+    return &slot_;
+  }
+
+  // Whether `queue` is the tensor's own in-order queue, from what the tensor
+  // said when the access began: the one test the usual inference needs,
+  // made here without a call. False for an ended access, whose calls then
+  // report the misuse.
+  bool on_own_queue(cl_command_queue queue) const noexcept {
+    return own_queue_orders_ && queue == own_queue_ && state_;
+  }
+
   std::shared_ptr<detail::TensorState> state_;
   Access access_;
   cl_event slot_ = nullptr;
+  cl_command_queue own_queue_ = nullptr;
+  bool own_queue_orders_ = false;  // false: every call asks the tensor
+  bool own_queue_needs_event_ = true;
 };
 
 }  // namespace clzero

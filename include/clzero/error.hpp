@@ -13,6 +13,8 @@
 #include <string>
 #include <utility>
 
+#include "clzero/detail/hot_path.hpp"
+
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
 #define CLZERO_DETAIL_HAS_EXCEPTIONS 1
 #else

@@ -59,7 +59,7 @@ class EventList {
     return *this;
   }
   /// Releases every event (clReleaseEvent); failures go to the cleanup handler.
-  ~EventList() { clear(); }
+  CLZERO_DETAIL_HOT ~EventList() { clear(); }
 
   /// Adds an event the caller keeps owning: clzero retains its own reference.
   void retain(cl_event event) {
@@ -71,27 +71,17 @@ class EventList {
 
   /// Adds an event whose reference the caller hands over (what an enqueue
   /// call returned through its event argument). Released even if push fails.
-  void adopt(cl_event event) {
-    if (event == nullptr) return;
-    struct Guard {
-      cl_event e;
-      ~Guard() {
-        if (e != nullptr) clReleaseEvent(e);
-      }
-    } guard{event};
-    events_.push_back(event);
-    guard.e = nullptr;
+  CLZERO_DETAIL_HOT void adopt(cl_event event) {
+    if (event != nullptr) adopt_one(event);  // null in the steady state: inline, no call
   }
 
   /// Adds every event of `other` (retained).
-  void append(const EventList& other) {
-    if (other.empty()) return;
-    make_room(other.size());
-    for (cl_event e : other.events_) retain(e);
+  CLZERO_DETAIL_HOT void append(const EventList& other) {
+    if (!other.empty()) append_all(other);  // empty in the steady state: inline, no call
   }
 
   /// Releases every event; keeps the storage.
-  void clear() noexcept {
+  CLZERO_DETAIL_HOT void clear() noexcept {
     if (!events_.empty()) release_all();  // the steady state clears empty lists several times per inference
   }
 
@@ -102,23 +92,7 @@ class EventList {
   /// they order nothing any more, and a failed one must not fail every
   /// command that would wait on it later. Returns the status of the first
   /// one that ended in error (CL_COMPLETE if none), for the caller to report.
-  cl_int drop_finished() noexcept {
-    if (events_.empty()) return CL_COMPLETE;
-    std::size_t kept = 0;
-    cl_int failed = CL_COMPLETE;
-    for (cl_event e : events_) {
-      cl_int status = CL_QUEUED;
-      const bool finished = detail::event_status(e, status) && status <= CL_COMPLETE;
-      if (finished) {
-        if (status < 0 && failed == CL_COMPLETE) failed = status;
-        clReleaseEvent(e);
-      } else {
-        events_[kept++] = e;
-      }
-    }
-    events_.resize(kept);
-    return failed;
-  }
+  CLZERO_DETAIL_HOT cl_int drop_finished() noexcept { return events_.empty() ? CL_COMPLETE : drop_finished_some(); }
 
   /// Whether the list holds no event.
   bool empty() const noexcept { return events_.empty(); }
@@ -149,7 +123,41 @@ class EventList {
   }
 
  private:
-  void release_all() noexcept {
+  // The parts of adopt(), append() and drop_finished() with events to handle, out of
+  // line: an inference's hot path keeps only the emptiness tests, fewer
+  // lines of code for the host's caches to hold.
+  CLZERO_DETAIL_RARE void adopt_one(cl_event event) {
+    struct Guard {
+      cl_event e;
+      ~Guard() {
+        if (e != nullptr) clReleaseEvent(e);
+      }
+    } guard{event};
+    events_.push_back(event);
+    guard.e = nullptr;
+  }
+  CLZERO_DETAIL_RARE void append_all(const EventList& other) {
+    make_room(other.size());
+    for (cl_event e : other.events_) retain(e);
+  }
+  CLZERO_DETAIL_RARE cl_int drop_finished_some() noexcept {
+    std::size_t kept = 0;
+    cl_int failed = CL_COMPLETE;
+    for (cl_event e : events_) {
+      cl_int status = CL_QUEUED;
+      const bool finished = detail::event_status(e, status) && status <= CL_COMPLETE;
+      if (finished) {
+        if (status < 0 && failed == CL_COMPLETE) failed = status;
+        clReleaseEvent(e);
+      } else {
+        events_[kept++] = e;
+      }
+    }
+    events_.resize(kept);
+    return failed;
+  }
+
+  CLZERO_DETAIL_RARE void release_all() noexcept {
     for (cl_event e : events_) {
       const cl_int rc = clReleaseEvent(e);
       if (rc != CL_SUCCESS) detail::report_cleanup(Error("dropping an event", "clReleaseEvent", rc));

@@ -73,6 +73,7 @@ class TensorCore final : public TensorState {
                               "section 5.5.4): end every HostView before handing the tensor to the device");
     waits.clear();
     used_by.clear();
+    used_by_elsewhere = false;
     policy_.to_device(access, host_wrote_, waits);  // nothing below can fail: the tensor is the device's now
     unrecorded_ = device_side_unrecorded(policy_, 0);
     host_wrote_ = false;
@@ -85,7 +86,8 @@ class TensorCore final : public TensorState {
     // need no flush, which would cost a submission every inference, and the
     // end of the access or the view submits them.
     waits_submitted_ = waits.empty() && !unrecorded_;
-    return DeviceAccess(std::move(self), access);
+    own_needs_event_ = policy_.needs_events();
+    return DeviceAccess(std::move(self), access, q_.q(), !q_.out_of_order, own_needs_event_);
   }
 
   // A command the policy enqueued without an event (an unmap on this
@@ -107,9 +109,7 @@ class TensorCore final : public TensorState {
   }
 
   bool orders(cl_command_queue queue) const noexcept override { return queue == q_.q() && !q_.out_of_order; }
-  bool needs_event(cl_command_queue queue) const noexcept override {
-    return !orders(queue) || policy_.needs_events();
-  }
+  bool needs_event(cl_command_queue queue) const noexcept override { return !orders(queue) || policy_.needs_events(); }
 
   void end_device_access(Access access) override {
     device_open_ = false;
@@ -294,9 +294,16 @@ class TensorCore final : public TensorState {
   // queues need those queues flushed, or the wait may never end (OpenCL 3.0
   // section 5.13).
   // Returns whether it enqueued a marker.
-  bool order_after_used_by() {
+  // On an in-order queue, with only events of that queue recorded
+  // (event_slot(queue) for it), or none and a policy that waits on none,
+  // there is nothing to do: answered inline, no clGetEventInfo per event.
+  CLZERO_DETAIL_HOT bool order_after_used_by() {
+    if (!q_.out_of_order && !used_by_elsewhere && (!used_by.empty() || !own_needs_event_)) return false;
+    return order_after_used_by_asked();
+  }
+  CLZERO_DETAIL_RARE bool order_after_used_by_asked() {
     if (used_by.empty()) {
-      if (q_.out_of_order || policy_.needs_events()) {
+      if (q_.out_of_order || own_needs_event_) {
         cl_event marker = nullptr;
         check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList",
               "DeviceAccess::end: ordering the host's side after the kernels");
@@ -340,8 +347,9 @@ class TensorCore final : public TensorState {
   std::size_t views_ = 0;
   bool device_open_ = false;
   bool host_wrote_ = false;
-  bool waits_submitted_ = true;  // the open access's waits were flushed (or there are none)
-  bool unrecorded_ = false;      // the open access's unmap has no event yet (submit_waits makes a marker)
+  bool own_needs_event_ = false;  // the policy waits on the events of the open access's kernels
+  bool waits_submitted_ = true;   // the open access's waits were flushed (or there are none)
+  bool unrecorded_ = false;       // the open access's unmap has no event yet (submit_waits makes a marker)
   bool unflushed_ = false;  // the last access's end did not submit the queue (host side deferred, or a failed flush)
   std::string broken_;
 };

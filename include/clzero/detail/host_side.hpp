@@ -33,7 +33,7 @@ inline bool ordered_by_queue(const EventList& events, const QueueContext& q, con
 /// (so have they): what a wait list holding them would have reported
 /// (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if one ended in error, else
 /// CL_SUCCESS); empties the list. Status queries only.
-inline cl_int take_failure(EventList& events) noexcept {
+inline CLZERO_DETAIL_RARE cl_int take_failure_of_some(EventList& events) noexcept {
   cl_int failed = CL_SUCCESS;
   for (cl_event e : events) {
     cl_int status = CL_COMPLETE;
@@ -42,13 +42,18 @@ inline cl_int take_failure(EventList& events) noexcept {
   events.clear();
   return failed;
 }
+/// take_failure_of_some() for any list; an empty one (the steady state) answers inline.
+CLZERO_DETAIL_HOT cl_int take_failure(EventList& events) noexcept {
+  return events.empty() ? CL_SUCCESS : take_failure_of_some(events);
+}
 
 /// Makes `events` complete before a command with no wait list is enqueued on
 /// the tensor's queue, unless the queue's order does it: the host waits for
 /// them (after a marker standing for everything enqueued so far, on an
 /// out-of-order queue with nothing recorded). Returns whether the queue
 /// orders them, in which case they are left to take_failure.
-inline bool complete_or_ordered(EventList& events, const QueueContext& q, const char* who, const char* step) {
+inline CLZERO_DETAIL_RARE bool complete_or_ordered_asked(EventList& events, const QueueContext& q, const char* who,
+                                                         const char* step) {
   if (ordered_by_queue(events, q, who)) return true;
   if (events.empty() && q.out_of_order) {
     cl_event marker = nullptr;
@@ -60,6 +65,12 @@ inline bool complete_or_ordered(EventList& events, const QueueContext& q, const 
   wait_for(events, q.host_wait, step);
   return false;
 }
+/// complete_or_ordered_asked(); nothing recorded on an in-order queue (the
+/// steady state) is ordered by the queue, answered inline.
+CLZERO_DETAIL_HOT bool complete_or_ordered(EventList& events, const QueueContext& q, const char* who,
+                                           const char* step) {
+  return (!q.out_of_order && events.empty()) || complete_or_ordered_asked(events, q, who, step);
+}
 
 /// For release paths, never throws: waits for everything enqueued so far on
 /// the tensor's queue (a marker, else a barrier, then its event), which on
@@ -70,7 +81,8 @@ inline bool wait_for_queue_noexcept(const QueueContext& q, const char* doing) no
   cl_event marker = nullptr;
   cl_int rc = clEnqueueMarkerWithWaitList(q.q(), 0, nullptr, &marker);
   if (rc != CL_SUCCESS) {
-    report_cleanup(Error(std::string(doing) + " (a barrier stands in for the marker)", "clEnqueueMarkerWithWaitList", rc));
+    report_cleanup(
+        Error(std::string(doing) + " (a barrier stands in for the marker)", "clEnqueueMarkerWithWaitList", rc));
     rc = clEnqueueBarrierWithWaitList(q.q(), 0, nullptr, &marker);
     if (rc != CL_SUCCESS) {
       report_cleanup(Error(doing, "clEnqueueBarrierWithWaitList", rc));

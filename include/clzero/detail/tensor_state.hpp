@@ -42,6 +42,11 @@ class TensorState {
   /// Reused every inference so that the steady state allocates nothing.
   EventList waits;    // what the kernel of the open device access waits on
   EventList used_by;  // the commands that used the tensor in that access
+  /// Whether used_by may hold an event of another queue than the tensor's
+  /// own (handed in through used_by(), event_slot(), or event_slot(queue)
+  /// for another queue): only then does ending the access ask each event
+  /// for its queue, to submit that queue.
+  bool used_by_elsewhere = false;
 
  protected:
   TensorState() = default;

@@ -100,16 +100,17 @@ class Auto {
   // once constructed (alternatives are built in place, never reassigned).
   template <class F>
   decltype(auto) visit(F&& f) {
-    switch (impl_.index()) {
-      case 1: return f(*std::get_if<1>(&impl_));
-      case 2: return f(*std::get_if<2>(&impl_));
-      case 3: return f(*std::get_if<3>(&impl_));
-      case 4: return f(*std::get_if<4>(&impl_));
+    // Tests in a row, not a switch: a switch over the alternatives becomes a
+    // jump table, one more cache line of data for every step of every
+    // inference to fetch (docs/benchmarks.md, the host's footprint).
+    const std::size_t i = impl_.index();
+    if (i == 1) return f(*std::get_if<1>(&impl_));
+    if (i == 2) return f(*std::get_if<2>(&impl_));
+    if (i == 3) return f(*std::get_if<3>(&impl_));
+    if (i == 4) return f(*std::get_if<4>(&impl_));
 #if defined(CL_VERSION_2_0)
-      case 5: return f(*std::get_if<5>(&impl_));
+    if (i == 5) return f(*std::get_if<5>(&impl_));
 #endif
-      default: break;
-    }
     std::abort();  // unreachable: the constructor either fills the variant or throws
   }
   template <class F>
