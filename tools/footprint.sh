@@ -21,6 +21,12 @@ fi
 binary=$1
 out=$2
 shift 2
+# How clzero's views wait is measured per device by timing, which under
+# Callgrind comes out differently from run to run: name it.
+case "${CLZERO_HOST_WAIT:-}" in
+  map|poll|wait) ;;
+  *) echo "footprint.sh: set CLZERO_HOST_WAIT=map, poll or wait (how clzero's views wait while counted)" >&2; exit 2 ;;
+esac
 command -v valgrind >/dev/null || { echo "footprint.sh: valgrind is not installed (Debian: apt-get install valgrind)" >&2; exit 2; }
 mkdir -p "$out"
 rm -f "$out"/callgrind.out.*

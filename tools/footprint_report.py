@@ -222,11 +222,15 @@ def num(x):
 def run_block(data, name):
     c = data["context"]
     legal = [v for v in data["variants"] if v["kind"] == "legal"]
-    wait = ("clzero's views waiting as `CLZERO_HOST_WAIT=%s` sets" % c["host_wait"]) if c.get("host_wait") else \
-        "clzero's views waiting by the method clzero measured for the device"
+    if not c.get("host_wait"):
+        raise ReportError("docs/bench/footprint/%s.json: no host_wait in its context; count with CLZERO_HOST_WAIT "
+                          "set (map, poll or wait), since the method clzero measures for a device under "
+                          "Callgrind changes from run to run" % name)
+    wait = "views waiting by `CLZERO_HOST_WAIT=%s`" % c["host_wait"]
+    ran = (" `Auto` ran %s." % c["auto"]) if c.get("auto") else ""
     out = ["### %s, clzero at %s, %s\n" % (c["platform"], c["commit"], wait),
            "`docs/bench/footprint/%s.json`; CPU: %s. Per inference: cache lines of code and of data touched "
-           "with the caches cold, and instructions.\n" % (name, c["cpu"])]
+           "with the caches cold, and instructions.%s\n" % (name, c["cpu"], ran)]
     rows = []
     for v in data["variants"]:
         if v["kind"] != "clzero":

@@ -482,12 +482,19 @@ int footprint_run(const Catalogue& cat, const std::string& out) {
                kFootprintWarm);
   if (!out.empty()) {
     const clzero::DeviceCaps& caps = Rig::get().caps;
+    std::string auto_choice;
+    try {
+      ClzeroSequence<clzero::policy::Auto> probe(1, clzero::policy::Auto::Options{});
+      auto_choice = probe.tensor().policy().describe();
+    } catch (const std::exception& e) {
+      auto_choice = std::string("(Auto failed: ") + e.what() + ")";
+    }
     std::ofstream f(out);
     f << "{\n  \"schema\": \"clzero.footprint-variants/1\",\n  \"context\": {\"clzero_version\": "
       << json_string(CLZERO_VERSION_STRING) << ", \"platform\": " << json_string(caps.platform_name)
       << ", \"platform_version\": " << json_string(caps.platform_version) << ", \"device\": " << json_string(caps.name)
-      << ", \"cpu\": " << json_string(clzero_bench::cpu_model()) << "},\n  \"variants\": [\n    "
-      << variants_json(cat, "serial") << "\n  ]\n}\n";
+      << ", \"cpu\": " << json_string(clzero_bench::cpu_model()) << ", \"auto\": " << json_string(auto_choice)
+      << "},\n  \"variants\": [\n    " << variants_json(cat, "serial") << "\n  ]\n}\n";
     if (!f) {
       std::fprintf(stderr, "clzero_sequences: cannot write %s\n", out.c_str());
       return 1;

@@ -160,6 +160,15 @@ def main():
         if changed == block:
             failures.append("the committed block has no clzero.Auto row to change")
         expect("a generated line changed", text[:b + len(BEGIN)] + changed + text[e:], False)
+        unnamed = os.path.join(tmp, "unnamed")
+        shutil.copytree(JSON_DIR, unnamed)
+        first = sorted(os.listdir(unnamed))[0]
+        with open(os.path.join(unnamed, first)) as f:
+            data = json.load(f)
+        data["context"]["host_wait"] = ""
+        with open(os.path.join(unnamed, first), "w") as f:
+            json.dump(data, f)
+        expect("a footprint that does not say how the views waited", text, False, unnamed)
         broken = os.path.join(tmp, "broken")
         shutil.copytree(JSON_DIR, broken)
         first = sorted(os.listdir(broken))[0]
