@@ -172,7 +172,9 @@ class DeviceAccess {
   /// Whether the access is still open: not ended and not moved from.
   bool open() const noexcept { return static_cast<bool>(state_); }
 
-  /// Made by MappedTensor only.
+  /// The form that knows nothing of the tensor's queue: every call asks the
+  /// tensor (and every event handed in counts as from elsewhere). Kept for
+  /// code that made accesses this way; MappedTensor uses the one below.
   DeviceAccess(std::shared_ptr<detail::TensorState> state, Access access) noexcept
       : state_(std::move(state)), access_(access) {}
   /// Made by MappedTensor only: as above, told once what the tensor would

@@ -123,9 +123,9 @@ class EventList {
   }
 
  private:
-  // The parts of adopt(), append() and drop_finished() with events to handle, out of
-  // line: an inference's hot path keeps only the emptiness tests, fewer
-  // lines of code for the host's caches to hold.
+  // The parts of adopt(), append(), drop_finished() and clear() (release_all)
+  // with events to handle, out of line: an inference's hot path keeps only
+  // the emptiness tests, fewer lines of code for the host's caches to hold.
   CLZERO_DETAIL_RARE void adopt_one(cl_event event) {
     struct Guard {
       cl_event e;

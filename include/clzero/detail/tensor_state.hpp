@@ -44,8 +44,9 @@ class TensorState {
   EventList used_by;  // the commands that used the tensor in that access
   /// Whether used_by may hold an event of another queue than the tensor's
   /// own (handed in through used_by(), event_slot(), or event_slot(queue)
-  /// for another queue): only then does ending the access ask each event
-  /// for its queue, to submit that queue.
+  /// for any queue but the tensor's own in-order one). On an in-order queue,
+  /// only then does ending the access ask each event for its queue, to
+  /// submit that queue; on an out-of-order queue it always asks.
   bool used_by_elsewhere = false;
 
  protected:
