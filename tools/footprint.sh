@@ -29,7 +29,8 @@ case "${CLZERO_HOST_WAIT:-}" in
 esac
 command -v valgrind >/dev/null || { echo "footprint.sh: valgrind is not installed (Debian: apt-get install valgrind)" >&2; exit 2; }
 mkdir -p "$out"
-rm -f "$out"/callgrind.out.*
+# What an earlier count left there must not pass for this one.
+rm -f "$out"/callgrind.out.* "$out/variants.json" "$out/COMMIT" "$out/COMMAND" "$out/valgrind.log"
 echo "CLZERO_HOST_WAIT=${CLZERO_HOST_WAIT:-} valgrind --tool=callgrind --cache-sim=yes --I1=1024,2,64 --D1=32768,8,64 --LL=1048576,16,64 clzero_sequences --sections footprint --no-calls $*" > "$out/COMMAND"
 valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --cache-sim=yes \
   --I1=1024,2,64 --D1=32768,8,64 --LL=1048576,16,64 \

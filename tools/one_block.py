@@ -11,7 +11,6 @@ reversed pair or a block over its size limit is refused with BlockError,
 which names the document and the line.
 """
 
-import os
 import re
 
 
@@ -85,6 +84,3 @@ class OneBlock:
         else:
             print("%s: block '%s' already up to date" % (doc_name, self.block))
 
-
-def relative(path, root):
-    return os.path.relpath(path, root) if os.path.abspath(path).startswith(root) else path

@@ -169,6 +169,19 @@ def main():
         with open(os.path.join(unnamed, first), "w") as f:
             json.dump(data, f)
         expect("a footprint that does not say how the views waited", text, False, unnamed)
+        data["context"]["host_wait"] = "map"
+        data["variants"][0]["cold"]["code_lines"] = -1
+        with open(os.path.join(unnamed, first), "w") as f:
+            json.dump(data, f)
+        # Rewriting (not only checking) refuses it: the block would differ
+        # from the document's anyway, so only a rewrite shows the refusal.
+        with open(doc, "w", encoding="utf-8") as f:
+            f.write(text)
+        rc, out_text = tool("--doc", doc, "--json-dir", unnamed)
+        if rc == 0 or "negative" not in out_text:
+            failures.append("a negative count was written into the block (exit %d)\n%s" % (rc, out_text))
+        else:
+            print("ok: a negative count is refused")
         broken = os.path.join(tmp, "broken")
         shutil.copytree(JSON_DIR, broken)
         first = sorted(os.listdir(broken))[0]
