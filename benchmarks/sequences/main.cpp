@@ -309,6 +309,22 @@ std::string calls_json(const std::vector<const Catalogue*>& cats) {
   return js.str();
 }
 
+/// Writes 4 MiB (a new value into each cache line), more than the L2 of the
+/// machines measured and than tools/footprint.sh's simulated last level:
+/// what follows runs with the caches cold, as a real inference's calls find
+/// them after the driver's and the engine's own work.
+class CacheEvictor {
+ public:
+  void operator()() {
+    ++stamp_;
+    for (std::size_t b = 0; b < bytes_.size(); b += 64) bytes_[b] = stamp_;
+  }
+
+ private:
+  std::vector<unsigned char> bytes_ = std::vector<unsigned char>(std::size_t{4} << 20);
+  unsigned char stamp_ = 0;
+};
+
 /// The host's own cost of an inference: each serial variant, hand-written
 /// or clzero, over one element (4 bytes) on the null device
 /// (call_count.hpp), after one real block, in shuffled rounds of kBlock
@@ -322,12 +338,9 @@ std::string host_json(const Catalogue& cat, std::size_t reps, std::mt19937& rng,
   constexpr std::size_t kBlock = 256, kWarmup = 3, kRounds = 60, kColdBlock = 16, kColdRounds = 12;
   const std::size_t nv = cat.variants.size();
   std::vector<std::vector<double>> ns(nv), cold(nv);
-  // The same again with the caches made cold before each inference, as the
-  // driver's own work leaves them between a real inference's calls: 4 MiB
-  // written, more than the L2 of the machines measured; that time is not
-  // counted.
-  std::vector<unsigned char> evict(std::size_t{4} << 20);
-  unsigned char stamp = 0;
+  // The same again with the caches made cold before each inference; the
+  // eviction's own time is not counted.
+  CacheEvictor evict;
   std::vector<std::string> error(nv);
   for (std::size_t rep = 0; rep < reps; ++rep) {
     std::vector<std::unique_ptr<Sequence>> seq(nv);
@@ -371,8 +384,7 @@ std::string host_json(const Catalogue& cat, std::size_t reps, std::mt19937& rng,
         try {
           double total = 0;
           for (std::size_t i = 0; i < kColdBlock; ++i, iter = next_iter(iter)) {
-            ++stamp;
-            for (std::size_t b = 0; b < evict.size(); b += 64) evict[b] = stamp;
+            evict();
             const auto t0 = Clock::now();
             seq[v]->run_block(iter, 1);
             total += std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
@@ -432,8 +444,7 @@ int footprint_run(const Catalogue& cat, const std::string& out) {
     return 2;
   }
   constexpr std::size_t kFootprintCold = 8, kFootprintWarm = 8;
-  std::vector<unsigned char> evict(std::size_t{4} << 20);
-  unsigned char stamp = 0;
+  CacheEvictor evict;
   std::size_t counted = 0;
   std::uint32_t iter = 17;
   for (const Variant& var : cat.variants) {
@@ -448,8 +459,7 @@ int footprint_run(const Catalogue& cat, const std::string& out) {
       seq->run_block(iter, 16);  // the null device's own first use
       for (int i = 0; i < 16; ++i) iter = next_iter(iter);
       for (std::size_t i = 0; i < kFootprintCold; ++i, iter = next_iter(iter)) {
-        ++stamp;
-        for (std::size_t b = 0; b < evict.size(); b += 64) evict[b] = stamp;
+        evict();
         // The element checked is the null device's scratch, not a kernel's
         // output: what counts here is the work, not what it finds.
         CALLGRIND_TOGGLE_COLLECT;
