@@ -17,6 +17,11 @@
 //   clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json]
 //                    [--sections serial,pipelined,host|footprint] [--sizes 4,4096,...]
 //                    [--pipelined-sizes ...] [--reps N] [--filter TEXT[,TEXT...]] [--no-calls]
+//                    [--confirm-budget-s S] [--confirm-reps N]
+//
+// After the timed sections, a confirmation (confirm_size) times clzero's
+// Auto again against the fastest legal sequences the sections found, in
+// rounds of their own; --confirm-budget-s 0 leaves it out.
 //
 // tools/sequence_report.py turns the JSON into a table of docs/benchmarks.md.
 #include <clzero/clzero.hpp>
@@ -67,6 +72,8 @@ struct Options {
   std::vector<std::size_t> pipelined_sizes = {256 << 10, 4 << 20, 16 << 20, 64 << 20};
   std::size_t reps = 3;
   std::string filter;
+  double confirm_budget_s = -1;  // below zero: the same as budget_s; zero: no confirmation
+  std::size_t confirm_reps = 6;
 };
 
 /// How one size is run: rounds and warm-up per repetition (upper bounds; the
@@ -138,9 +145,9 @@ std::string json_string(const std::string& s) {
   return o + "\"";
 }
 
-std::string num(double v) {
+std::string num(double v, int digits = 3) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 
@@ -156,13 +163,24 @@ struct Measured {
   std::vector<double> first_us;  // the first inference of every timed block, where the plan times it apart
   std::size_t inferences = 0, stale_inferences = 0;
   std::string error;  // the variant failed during this repetition
+  std::vector<std::size_t> rounds;  // the timed round of each entry of `us`
 };
+
+/// A variant's samples at one size, pooled over the repetitions: what the
+/// confirmation picks its candidates from, and pairs round by round.
+struct Pooled {
+  std::vector<double> us;
+  std::vector<std::uint64_t> round;  // (repetition << 32) | timed round, one per entry of `us`
+  std::size_t stale_inferences = 0;
+  bool failed = false;
+};
+using Pool = std::map<std::string, Pooled>;
 
 /// One section (serial or pipelined) at one size: reps repetitions, each with
 /// fresh sequences, warm-up, then timed shuffled rounds.
 std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, std::size_t reps, double budget_s,
                      std::mt19937& rng, std::map<std::string, std::string>& skipped,
-                     std::map<std::string, std::size_t>& stale_clzero) {
+                     std::map<std::string, std::size_t>& stale_clzero, Pool* pool = nullptr) {
   const std::size_t n = bytes / sizeof(std::uint32_t);
   const std::size_t nv = cat.variants.size();
   std::ostringstream js;
@@ -193,6 +211,7 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
     std::vector<std::size_t> order;
     for (std::size_t v = 0; v < nv; ++v)
       if (seq[v]) order.push_back(v);
+    std::size_t timed_rounds = 0;
     auto round = [&](bool timed) {
       std::shuffle(order.begin(), order.end(), rng);
       for (std::size_t v : order) {
@@ -211,6 +230,7 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
           if (timed) {
             m[v].us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count() / static_cast<double>(steady));
             if (apart) m[v].first_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+            m[v].rounds.push_back(timed_rounds);
           }
           m[v].inferences += plan.block;
           m[v].stale_inferences += stale;
@@ -220,6 +240,7 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
         }
         for (std::size_t i = 0; i < plan.block; ++i) iter[v] = next_iter(iter[v]);
       }
+      if (timed) ++timed_rounds;
     };
     const auto warm_start = Clock::now();
     for (std::size_t r = 0; r < plan.warmup; ++r) round(false);
@@ -253,11 +274,161 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
       if (!m[v].error.empty()) js << ", \"error\": " << json_string(m[v].error);
       if (cat.variants[v].kind == "clzero" && m[v].stale_inferences != 0)
         stale_clzero[cat.variants[v].name + " at " + std::to_string(bytes) + " bytes"] += m[v].stale_inferences;
+      if (pool != nullptr) {
+        Pooled& p = (*pool)[cat.variants[v].name];
+        for (std::size_t i = 0; i < m[v].us.size(); ++i) {
+          p.us.push_back(m[v].us[i]);
+          p.round.push_back((static_cast<std::uint64_t>(rep) << 32) | m[v].rounds[i]);
+        }
+        p.stale_inferences += m[v].stale_inferences;
+        p.failed = p.failed || !m[v].error.empty();
+      }
       js << "}";
       first = false;
     }
     js << "}}";
   }
+  js << "]}";
+  return js.str();
+}
+
+/// The confirmation's plans: the turns of the sections' own plans (so that
+/// its times mean what theirs mean), many more rounds, since a round holds a
+/// few variants instead of some 60.
+Plan confirm_plan(bool pipelined, std::size_t bytes) {
+  if (pipelined) {
+    if (bytes <= (256u << 10)) return {3000, 5, 16, 20, 1.0};
+    if (bytes <= (4u << 20)) return {1000, 2, 8, 10, 1.5};
+    if (bytes <= (16u << 20)) return {400, 1, 4, 6, 2.0};
+    return {200, 1, 4, 4, 3.0};
+  }
+  if (bytes <= 4096) return {4000, 20, 4, 50, 0.5, true};
+  if (bytes <= (256u << 10)) return {3000, 5, 4, 30, 0.75, true};
+  if (bytes <= (4u << 20)) return {2000, 4, 1, 30, 1.5};
+  return {600, 1, 1, 10, 3.0};
+}
+
+/// How many of the screen's fastest legal sequences at a size its
+/// confirmation times again (with the fastest of each other size).
+constexpr std::size_t kConfirmCandidates = 3;
+
+/// The median over the rounds where both ran of a's time over b's in that
+/// round, pooled, and per repetition (0 for a repetition without one).
+std::string paired_json(const Pooled& a, const Pooled& b, std::size_t reps) {
+  std::map<std::uint64_t, double> at;
+  for (std::size_t i = 0; i < b.us.size(); ++i) at[b.round[i]] = b.us[i];
+  std::vector<double> all;
+  std::vector<std::vector<double>> by_rep(reps);
+  for (std::size_t i = 0; i < a.us.size(); ++i) {
+    const auto found = at.find(a.round[i]);
+    if (found == at.end() || !(found->second > 0)) continue;
+    const double r = a.us[i] / found->second;
+    all.push_back(r);
+    const std::size_t rep = static_cast<std::size_t>(a.round[i] >> 32);
+    if (rep < reps) by_rep[rep].push_back(r);
+  }
+  std::ostringstream js;
+  js << "\"median\": " << (all.empty() ? std::string("0") : num(quantile(all, 0.5), 4)) << ", \"samples\": "
+     << all.size() << ", \"by_rep\": [";
+  for (std::size_t k = 0; k < reps; ++k)
+    js << (k ? ", " : "") << (by_rep[k].empty() ? std::string("0") : num(quantile(by_rep[k], 0.5), 4));
+  return js.str() + "]";
+}
+
+/// The confirmation at one size. The screen (run_size over the whole
+/// catalogue) times some 60 variants per round; at the large sizes a round
+/// is long, so each variant gets few samples, and the fastest of some 40
+/// legal sequences is partly the luckiest: a ratio to it is biased against
+/// whatever is held to it. Here each subject (clzero's Auto, serial or
+/// ringed) runs again, in rounds of its own, against the screen's
+/// kConfirmCandidates fastest legal sequences and the fastest of every other
+/// size (never one stale at any size of the screen's section), and a twin of
+/// the fastest here (the same code and
+/// calls over buffers of its own: what this measurement resolves), with many
+/// more rounds and fresh buffers for every repetition. The candidates come
+/// from the screen, every number from the confirmation's own samples. For
+/// each subject and the twin against each candidate it also writes the
+/// median over the rounds of the ratio of their times in the same round
+/// ("paired"): a round takes milliseconds, so a slow spell of the machine
+/// lands on both alike and cancels.
+std::string confirm_size(const Catalogue& cat, bool pipelined, const std::vector<std::string>& subjects,
+                         const std::map<std::size_t, Pool>& screens,
+                         const std::map<std::string, std::size_t>& stale_in_section, std::size_t bytes,
+                         std::size_t reps, double budget_s, std::mt19937& rng,
+                         std::map<std::string, std::size_t>& stale_clzero) {
+  // The fresh legal sequences of the section that ran at a size, fastest first.
+  auto ranked_at = [&](std::size_t size) {
+    std::vector<std::pair<double, const Variant*>> ranked;
+    const Pool& screen = screens.at(size);
+    for (const Variant& v : cat.variants) {
+      const auto found = screen.find(v.name);
+      if (found == screen.end() || found->second.us.empty() || found->second.failed) continue;
+      const auto stale = stale_in_section.find(v.name);
+      if (v.kind == "legal" && (v.slots > 1) == pipelined && (stale == stale_in_section.end() || stale->second == 0))
+        ranked.push_back({quantile(found->second.us, 0.5), &v});
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    return ranked;
+  };
+  // The kConfirmCandidates fastest here, then the fastest of each other
+  // size (a sequence that wins elsewhere is worth timing here too: at small
+  // sizes the screen's ranking rests on differences of a few percent).
+  const auto ranked = ranked_at(bytes);
+  std::vector<const Variant*> chosen;
+  for (std::size_t i = 0; i < ranked.size() && i < kConfirmCandidates; ++i) chosen.push_back(ranked[i].second);
+  for (const auto& other : screens) {
+    if (other.first == bytes) continue;
+    const auto there = ranked_at(other.first);
+    if (there.empty()) continue;
+    const Variant* winner = there.front().second;
+    const bool ran_here = std::any_of(ranked.begin(), ranked.end(), [&](const auto& r) { return r.second == winner; });
+    if (ran_here && std::find(chosen.begin(), chosen.end(), winner) == chosen.end()) chosen.push_back(winner);
+  }
+  Catalogue sub;
+  const Pool& screen = screens.at(bytes);
+  for (const Variant& v : cat.variants) {
+    const auto found = screen.find(v.name);
+    if (found != screen.end() && !found->second.us.empty() && !found->second.failed &&
+        std::find(subjects.begin(), subjects.end(), v.name) != subjects.end())
+      sub.variants.push_back(v);
+  }
+  std::ostringstream js;
+  if (sub.variants.empty() || chosen.empty()) return "";
+  std::vector<std::string> candidates;
+  for (const Variant* v : chosen) {
+    sub.variants.push_back(*v);
+    candidates.push_back(v->name);
+  }
+  Variant twin = *chosen.front();
+  twin.name.replace(twin.name.find("legal."), 5, "twin");
+  twin.kind = "twin";
+  sub.variants.push_back(twin);
+  std::map<std::string, std::string> skipped;
+  Pool pool;
+  std::string measured =
+      run_size(sub, bytes, confirm_plan(pipelined, bytes), reps, budget_s, rng, skipped, stale_clzero, &pool);
+  measured.pop_back();  // the closing brace: the confirmation's own fields follow
+  auto names = [](const std::vector<std::string>& list) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + json_string(list[i]);
+    return out + "]";
+  };
+  std::vector<std::string> present;
+  for (const std::string& s : subjects)
+    if (pool.count(s) != 0) present.push_back(s);
+  js << measured << ", \"subjects\": " << names(present) << ", \"candidates\": " << names(candidates)
+     << ", \"twin\": {\"name\": " << json_string(twin.name) << ", \"of\": " << json_string(candidates.front())
+     << "}, \"paired\": [";
+  bool first = true;
+  std::vector<std::string> held = present;
+  held.push_back(twin.name);
+  for (const std::string& a : held)
+    for (const std::string& b : candidates) {
+      if (pool.count(a) == 0 || pool.count(b) == 0) continue;
+      js << (first ? "" : ", ") << "{\"a\": " << json_string(a) << ", \"b\": " << json_string(b) << ", "
+         << paired_json(pool.at(a), pool.at(b), reps) << "}";
+      first = false;
+    }
   js << "]}";
   return js.str();
 }
@@ -541,7 +712,7 @@ int usage() {
                "usage: clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json] [--sections "
                "serial,pipelined,host|footprint] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter "
                "TEXT[,TEXT...]] "
-               "[--no-calls]\n");
+               "[--no-calls] [--confirm-budget-s S] [--confirm-reps N]\n");
   return 2;
 }
 
@@ -582,6 +753,10 @@ int main(int argc, char** argv) {
       o.filter = value();
     else if (a == "--no-calls")
       o.calls = false;
+    else if (a == "--confirm-budget-s")
+      o.confirm_budget_s = std::atof(value());
+    else if (a == "--confirm-reps")
+      o.confirm_reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
     else
       return usage();
   }
@@ -613,7 +788,12 @@ int main(int argc, char** argv) {
 
     std::map<std::string, std::string> skipped;
     std::map<std::string, std::size_t> stale_clzero;
-    std::ostringstream serial_js, pipelined_js, auto_js;
+    std::ostringstream serial_js, pipelined_js, auto_js, confirm_serial_js, confirm_pipelined_js;
+    const double confirm_budget = o.confirm_budget_s < 0 ? o.budget_s : o.confirm_budget_s;
+    // The screen's samples, per section and size, and what was stale at any
+    // size of a section: the confirmation's candidates come from them.
+    std::map<std::size_t, Pool> serial_pool, pipelined_pool;
+    std::map<std::string, std::size_t> serial_stale, pipelined_stale;
     std::string calls, host, host_cold;
     auto compose = [&]() {
       std::ostringstream js;
@@ -644,8 +824,11 @@ int main(int argc, char** argv) {
       }
       js << "},\n  \"serial\": [\n    " << serial_js.str() << "\n  ],\n  \"pipelined\": [\n    " << pipelined_js.str()
          << "\n  ],\n  \"host_ns\": {\n    " << host << "\n  },\n  \"host_cold_ns\": {\n    " << host_cold
-         << "\n  },\n  \"calls\": {\n    " << calls
-         << "\n  },\n  \"elapsed_s\": " << num(std::chrono::duration<double>(Clock::now() - start).count()) << "\n}\n";
+         << "\n  },\n  \"calls\": {\n    " << calls << "\n  },\n  \"confirm\": {\"budget_s\": " << num(confirm_budget)
+         << ", \"reps\": " << o.confirm_reps << ", \"candidates\": " << kConfirmCandidates
+         << ", \"serial\": [\n    " << confirm_serial_js.str() << "\n  ], \"pipelined\": [\n    "
+         << confirm_pipelined_js.str() << "\n  ]}"
+         << ",\n  \"elapsed_s\": " << num(std::chrono::duration<double>(Clock::now() - start).count()) << "\n}\n";
       return js.str();
     };
     // Written after every size, so that a run stopped early keeps what it measured.
@@ -680,7 +863,8 @@ int main(int argc, char** argv) {
         auto_js << (first ? "" : ", ") << "\"" << b << "\": " << json_string(label);
         serial_js << (first ? "" : ",\n    ")
                   << run_size(serial, b, serial_plan(b), o.reps, budget * serial_plan(b).weight / weights, rng, skipped,
-                              stale_clzero);
+                              stale_clzero, &serial_pool[b]);
+        for (const auto& p : serial_pool[b]) serial_stale[p.first] += p.second.stale_inferences;
         first = false;
         save();
       }
@@ -691,10 +875,37 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "pipelined, %zu bytes\n", b);
         pipelined_js << (first ? "" : ",\n    ")
                      << run_size(pipelined, b, pipelined_plan(b), o.reps, budget * pipelined_plan(b).weight / weights,
-                                 rng, skipped, stale_clzero);
+                                 rng, skipped, stale_clzero, &pipelined_pool[b]);
+        for (const auto& p : pipelined_pool[b]) pipelined_stale[p.first] += p.second.stale_inferences;
         first = false;
         save();
       }
+    // The confirmation, after every size was screened: a candidate must
+    // have been fresh at every size of its section.
+    if (confirm_budget > 0) {
+      double confirm_weights = 0;
+      for (const auto& p : serial_pool) confirm_weights += confirm_plan(false, p.first).weight;
+      for (const auto& p : pipelined_pool) confirm_weights += confirm_plan(true, p.first).weight;
+      bool first_serial = true, first_pipelined = true;
+      for (int section = 0; section < 2; ++section) {
+        const bool ringed = section == 1;
+        for (const auto& p : ringed ? pipelined_pool : serial_pool) {
+          std::fprintf(stderr, "confirmation, %s, %zu bytes\n", ringed ? "pipelined" : "serial", p.first);
+          const std::string js =
+              confirm_size(ringed ? pipelined : serial, ringed,
+                           ringed ? std::vector<std::string>{"ring2.clzero.Auto", "ring3.clzero.Auto"}
+                                  : std::vector<std::string>{"clzero.Auto"},
+                           ringed ? pipelined_pool : serial_pool, ringed ? pipelined_stale : serial_stale, p.first,
+                           o.confirm_reps,
+                           confirm_budget * confirm_plan(ringed, p.first).weight / confirm_weights, rng, stale_clzero);
+          if (js.empty()) continue;
+          bool& first_in = ringed ? first_pipelined : first_serial;
+          (ringed ? confirm_pipelined_js : confirm_serial_js) << (first_in ? "" : ",\n    ") << js;
+          first_in = false;
+          save();
+        }
+      }
+    }
     if (o.out.empty()) {
       std::fputs(compose().c_str(), stdout);
     } else if (!save()) {

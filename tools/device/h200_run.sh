@@ -24,7 +24,9 @@
 #   sequences  clzero_sequences on each platform: every legal sequence and
 #              every clzero policy interleaved (docs/bench/sequences/);
 #              SEQUENCES_RUNS whole runs, each NVIDIA run preceded by CUDA's
-#              zero copy where the cuda stage ran before it
+#              zero copy where the cuda stage ran before it;
+#              SEQUENCES_PLATFORMS ("nvidia", "pocl"; both by default)
+#              keeps one platform, SEQUENCES_ARGS adds arguments
 #   host       clzero_sequences --sections host on each platform: the host's
 #              own cost per inference, the device's calls made free, with
 #              warm and evicted caches (docs/bench/sequences/host/)
@@ -225,11 +227,15 @@ stage_sequences() {
     fi
     for platform in "${platforms[@]}"; do
       tag=$(tag_of "$platform")
+      # SEQUENCES_PLATFORMS="nvidia" or "pocl" keeps one platform (a call
+      # each, when the runs of both would not fit one call).
+      case " ${SEQUENCES_PLATFORMS:-nvidia pocl} " in *" $tag "*) ;; *) continue ;; esac
       name=sequences-$tag
       [ "${SEQUENCES_RUNS:-1}" -gt 1 ] && name=sequences-$tag-run$run
-      # The budget covers the timed rounds; set-up, the 64 MiB allocations
-      # and the call count come on top, hence twice the budget as the limit.
-      run_for $((2 * ${SEQUENCES_BUDGET_S:-55} + 30)) "$out/$name.log" "$build/benchmarks/clzero_sequences" \
+      # The budget covers the timed rounds, and the confirmation's as much
+      # again; set-up, the 64 MiB allocations and the call count come on
+      # top, hence three times the budget as the limit.
+      run_for $((3 * ${SEQUENCES_BUDGET_S:-55} + 60)) "$out/$name.log" "$build/benchmarks/clzero_sequences" \
         --platform "$platform" --budget-s "${SEQUENCES_BUDGET_S:-55}" --out "$out/$name.json" ${SEQUENCES_ARGS:-}
       rc=$?
       note "clzero_sequences on $platform (run $run): $(status $rc)$(grep -E 'STALE|done in' "$out/$name.log" | tr '\n' ' ' | cut -c1-200)"
