@@ -50,6 +50,8 @@ SCHEMA = "clzero.sequences/1"
 # The target of issue 11: Auto and each explicit policy within 2% of the
 # fastest legal sequence (of its own kind).
 TARGET = 1.02
+# The target of issue 15: TensorRing within 5% of the best hand-written ring.
+RING_TARGET = 1.05
 # A generated block larger than this has been damaged.
 MAX_BLOCK_BYTES = 120 * 1024
 
@@ -107,6 +109,11 @@ class Run:
                 for rep in reps:
                     rep["whole_run"] = index
                 self.sections[section].setdefault(b, []).extend(reps)
+        for section, sizes in other.confirm.items():
+            for b, entries in sizes.items():
+                for entry in entries:
+                    entry["whole_run"] = index
+                self.confirm[section].setdefault(b, []).extend(entries)
         if set(other.host) != set(self.host):
             raise ReportError("%s: its host_ns variants differ from %s's: whole runs must measure the same"
                               % (other.where, self.where))
@@ -180,6 +187,79 @@ class Run:
             self.sections[section] = sizes
         self.dates = [self.context["date"]]
         self.rep_counts = [self.context.get("reps", "?")]
+        self.confirm = {"serial": {}, "pipelined": {}}
+        self.confirm_context = None
+        if any(self.sections.values()):
+            self._load_confirm(need(data, "confirm", where, dict), where)
+
+    def _load_confirm(self, conf, where):
+        """The confirmation (confirm_size in benchmarks/sequences/main.cpp):
+        per section and size, the subjects and the screen's fastest legal
+        sequences timed again, a twin of the fastest, and the ratios paired
+        round by round. Every name must be one the run describes, every
+        pair of a subject (or the twin) and a candidate must be there, and
+        every ratio must be a positive number."""
+        w = where + " confirm"
+        self.confirm_context = {"budget_s": need(conf, "budget_s", w, (int, float)),
+                                "reps": need(conf, "reps", w, int),
+                                "candidates": need(conf, "candidates", w, int)}
+        for section in ("serial", "pipelined"):
+            for entry in need(conf, section, w, list):
+                b = need(entry, "bytes", w + " " + section, int)
+                we = "%s %s at %d bytes" % (w, section, b)
+                if b not in self.sections[section]:
+                    raise ReportError("%s: a size the %s section did not screen" % (we, section))
+                if b in self.confirm[section]:
+                    raise ReportError("%s: confirmed twice" % we)
+                subjects = need(entry, "subjects", we, list)
+                candidates = need(entry, "candidates", we, list)
+                twin = need(entry, "twin", we, dict)
+                twin_name, twin_of = need(twin, "name", we + " twin", str), need(twin, "of", we + " twin", str)
+                # The fastest few at this size, then the fastest of each other size.
+                most = self.confirm_context["candidates"] + len(self.sections[section]) - 1
+                if not subjects or not candidates or len(candidates) > most or len(set(candidates)) != len(candidates):
+                    raise ReportError("%s: needs subjects and 1 to %d distinct candidates" % (we, most))
+                for name in subjects:
+                    v = self.variants.get(name)
+                    if v is None or v["section"] != section or v["kind"] != "clzero":
+                        raise ReportError("%s: subject '%s' is no clzero variant of the %s section" %
+                                          (we, name, section))
+                for name in candidates:
+                    v = self.variants.get(name)
+                    if v is None or v["section"] != section or v["kind"] != "legal":
+                        raise ReportError("%s: candidate '%s' is no legal variant of the %s section" %
+                                          (we, name, section))
+                if twin_of != candidates[0] or twin_name != twin_of.replace("legal.", "twin.", 1):
+                    raise ReportError("%s: the twin must be the fastest candidate's, '%s', named '%s'" %
+                                      (we, candidates[0], candidates[0].replace("legal.", "twin.", 1)))
+                known = set(subjects) | set(candidates) | {twin_name}
+                reps = need(entry, "reps", we, list)
+                if not reps:
+                    raise ReportError("%s: no repetitions" % we)
+                for rep in reps:
+                    for name, r in need(rep, "results", we, dict).items():
+                        if name not in known:
+                            raise ReportError("%s: result for '%s', which it did not confirm" % (we, name))
+                        for key in ("median_us", "samples", "stale_inferences"):
+                            need(r, key, "%s %s" % (we, name), (int, float))
+                paired = {}
+                for p in need(entry, "paired", we, list):
+                    a, bb = need(p, "a", we + " paired", str), need(p, "b", we + " paired", str)
+                    median = need(p, "median", "%s paired %s/%s" % (we, a, bb), (int, float))
+                    samples = need(p, "samples", "%s paired %s/%s" % (we, a, bb), int)
+                    if a not in set(subjects) | {twin_name} or bb not in candidates:
+                        raise ReportError("%s: paired '%s' over '%s' is no subject or twin over a candidate" %
+                                          (we, a, bb))
+                    if not median > 0 or median != median or median == float("inf") or samples < 1:
+                        raise ReportError("%s: paired '%s' over '%s' has no positive ratio over its samples" %
+                                          (we, a, bb))
+                    paired[(a, bb)] = median
+                for a in list(subjects) + [twin_name]:
+                    for bb in candidates:
+                        if (a, bb) not in paired:
+                            raise ReportError("%s: no paired ratio of '%s' over '%s'" % (we, a, bb))
+                self.confirm[section][b] = [{"subjects": subjects, "candidates": candidates, "twin": twin_name,
+                                             "reps": reps, "paired": paired, "whole_run": 0}]
 
     def _host_costs(self, data, key, where):
         """{variant: [median ns]} of one host-cost section; an unknown
@@ -272,6 +352,52 @@ class Run:
             refs = [t for t in refs if t is not None]
             out.append(mine / min(refs) if mine is not None and refs else None)
         return out
+
+    # The confirmation, per whole run.
+    def confirm_entry(self, section, size, k):
+        for e in self.confirm[section].get(size, []):
+            if e["whole_run"] == k:
+                return e
+        return None
+
+    @staticmethod
+    def confirm_fresh(entry, name):
+        """Measured in every repetition of the confirmation, never stale, never failed."""
+        got = [rep["results"].get(name) for rep in entry["reps"]]
+        return all(g is not None and g["samples"] > 0 and g["stale_inferences"] == 0 and "error" not in g
+                   for g in got)
+
+    @staticmethod
+    def confirm_time(entry, name):
+        return statistics.median(rep["results"][name]["median_us"] for rep in entry["reps"])
+
+    def confirmed(self, section, size, name, k):
+        """(ratio, reference) of `name` in whole run k: its time over the
+        fastest candidate's, paired round by round (the largest paired ratio
+        over the candidates), never over a candidate stale anywhere in the
+        pooled runs or in the confirmation; "stale" where `name` itself
+        showed a wrong element; None where it was not confirmed."""
+        e = self.confirm_entry(section, size, k)
+        if e is None or name not in e["subjects"]:
+            return None
+        if any(rep["results"].get(name, {}).get("stale_inferences", 0) for rep in e["reps"]):
+            return "stale"
+        if not self.confirm_fresh(e, name):
+            return None
+        refs = [(e["paired"][(name, c)], c) for c in e["candidates"]
+                if not self.ever_stale(c) and self.confirm_fresh(e, c)]
+        return max(refs) if refs else None
+
+    def confirm_twin(self, section, size, k):
+        """The twin's time over its original's in whole run k, paired round
+        by round, or None where either was not measured fresh throughout."""
+        e = self.confirm_entry(section, size, k)
+        if e is None:
+            return None
+        of = e["candidates"][0]
+        if not self.confirm_fresh(e, e["twin"]) or not self.confirm_fresh(e, of):
+            return None
+        return e["paired"][(e["twin"], of)]
 
     def ratio(self, section, size, name, ref):
         """(ratio of the run's times, min and max of the per-repetition ratios)."""
@@ -603,6 +729,12 @@ def pipelined_block(run):
                                                  if best_serial[b] else "–" for b in sizes],
             ["speed-up of the fastest ring over it"] + ["%.2f×" % (best_serial[b][1] / best_ring[b][1])
                                                         if best_ring[b] and best_serial[b] else "–" for b in sizes]]
+    for k in (2, 3):
+        name = "ring%d.clzero.Auto" % k
+        if name in run.variants:
+            rows.append(["speed-up of `%s` over it" % name] +
+                        ["%.2f×" % (best_serial[b][1] / run.time(s, b, name))
+                         if best_serial[b] and run.ok(s, b, name) else "–" for b in sizes])
     for name, v in run.variants.items():
         if v["section"] != s or v["kind"] != "clzero":
             continue
@@ -616,7 +748,7 @@ def pipelined_block(run):
                 cells.append(ratio_cell(run.ratio(s, b, name, best_ring[b][0])))
         rows.append([name] + cells)
     out.append(table(header, rows))
-    ring_target = 1.05
+    ring_target = RING_TARGET
     for k in (2, 3):
         name = "ring%d.clzero.Auto" % k
         if name not in run.variants:
@@ -728,6 +860,108 @@ def host_block(run):
             "%sTimes: %s.\n\n" % (cold, runs) + table(header, rows))
 
 
+def confirm_verdict(run, section, sizes, subjects, target, label):
+    """One line: where the best of `subjects` (per whole run and size, the
+    subject with the smallest confirmed ratio) is within `target` of the
+    fastest candidate in every whole run."""
+    held, missed, absent = [], [], []
+    for b in sizes:
+        per = []
+        for k in range(run.whole_runs):
+            got = [run.confirmed(section, b, name, k) for name in subjects]
+            got = [g for g in got if g is not None and g != "stale"]
+            per.append(min(got)[0] if got else None)
+        if any(r is None for r in per):
+            absent.append(size_name(b))
+            continue
+        cell = "%s (%s)" % (size_name(b), ", ".join(verdict_ratio(r, target) for r in per))
+        (held if max(per) <= target else missed).append(cell)
+    runs = "each of the %d whole runs" % run.whole_runs if run.whole_runs > 1 else "the run"
+    line = ("%s within %.2f× of the fastest legal sequence timed with it, paired round by round, in %s: %s; "
+            "not: %s" % (label, target, runs, "; ".join(held) or "at no size", "; ".join(missed) or "none"))
+    if absent:
+        line += "; not confirmed: %s" % ", ".join(absent)
+    return line + ".\n"
+
+
+def confirm_section(run, section, subjects, target):
+    sizes = sorted(run.confirm[section])
+    if not sizes:
+        return []
+    runs = range(run.whole_runs)
+    rows = []
+    for b in sizes:
+        entries = [run.confirm_entry(section, b, k) for k in runs]
+        rounds = sum(rep["rounds"] for e in entries if e for rep in e["reps"])
+        refs, cells = [], {name: [] for name in subjects}
+        for k, e in zip(runs, entries):
+            best = None
+            for name in subjects:
+                got = run.confirmed(section, b, name, k)
+                cells[name].append("**STALE**" if got == "stale" else "–" if got is None else
+                                   verdict_ratio(got[0], target))
+                if got not in (None, "stale") and (best is None or got[0] < best[0]):
+                    best = got
+            refs.append("`%s` %s" % (short(best[1]), us(run.confirm_time(e, best[1]))) if best else "–")
+        twin = [run.confirm_twin(section, b, k) for k in runs]
+        rows.append([size_name(b), str(rounds), "; ".join(refs)] + [", ".join(cells[n]) for n in subjects] +
+                    [", ".join("%.3f" % t if t is not None else "–" for t in twin)])
+    header = (["size", "rounds", "the reference: the candidate the faster subject trails most, µs, per run"] +
+              ["`%s` ÷ it, per run" % n for n in subjects] + ["twin ÷ its original, per run"])
+    out = [table(header, rows)]
+    spread = []
+    for b in sizes:
+        twins = [t for t in (run.confirm_twin(section, b, k) for k in runs) if t is not None]
+        if twins:
+            spread.append("%s %.3f×" % (size_name(b), max(max(t, 1 / t) for t in twins)))
+    if spread:
+        out.append("\nThe confirmation's own resolution: the twin and its original (the same code and calls over "
+                   "buffers of their own) came this far apart, paired round by round, in one whole run at most: "
+                   "%s.\n" % "; ".join(spread))
+    return out
+
+
+def confirm_block(run):
+    """The confirmation: clzero's Auto timed again against each whole run's
+    fastest legal sequences and a twin, in rounds of their own."""
+    if not any(run.confirm.values()):
+        return ""
+    c = run.confirm_context
+    out = ["#### Confirmed: Auto timed again against the fastest legal sequences, in rounds of their own\n",
+           "The tables above time some 60 variants in every round, so at the large sizes a variant gets few "
+           "samples, and the fastest of some 40 legal sequences is partly the luckiest: a ratio to it leans "
+           "against whatever is held to it. After them, each whole run times clzero's Auto again (serial, and "
+           "as TensorRings of 2 and 3) against the %d fastest legal sequences its own tables found at that "
+           "size and the fastest of every other size, never one stale at any size, and against a twin of the "
+           "fastest, in rounds of these alone, shuffled, with %d "
+           "repetitions over fresh buffers (a budget of %s s per run; `confirm_size` in "
+           "`benchmarks/sequences/main.cpp`). A ratio here is the median, over every round, of the subject's "
+           "time over the candidate's in the same round, held against the candidate it trails most: the "
+           "candidates come from the tables above, the numbers from these rounds alone. The twin's ratio is "
+           "what this measurement resolves.\n" % (c["candidates"], c["reps"], num_text(c["budget_s"]))]
+    serial_subjects = ["clzero.Auto"]
+    if run.confirm["serial"]:
+        out.append("One inference at a time:\n")
+        out += confirm_section(run, "serial", serial_subjects, TARGET)
+        out.append(confirm_verdict(run, "serial", sorted(run.confirm["serial"]), serial_subjects, TARGET,
+                                   "`clzero.Auto`"))
+    ring_subjects = [n for n in ("ring2.clzero.Auto", "ring3.clzero.Auto") if n in run.variants]
+    if run.confirm["pipelined"] and ring_subjects:
+        out.append("Pipelined, against the fastest legal rings (of 2 or 3):\n")
+        out += confirm_section(run, "pipelined", ring_subjects, RING_TARGET)
+        sizes = sorted(run.confirm["pipelined"])
+        for name in ring_subjects:
+            out.append(confirm_verdict(run, "pipelined", sizes, [name], RING_TARGET, "`%s`" % name))
+        out.append(confirm_verdict(run, "pipelined", sizes, ring_subjects, RING_TARGET,
+                                   "TensorRing (the faster of %s in each run)" %
+                                   " and ".join("`%s`" % n for n in ring_subjects)))
+    return "\n".join(out)
+
+
+def num_text(v):
+    return "%g" % v
+
+
 def run_block(run):
     c = run.context
     if run.whole_runs == 1:
@@ -746,7 +980,7 @@ def run_block(run):
     if run.skipped:
         parts.append("Could not run: %s.\n" % "; ".join("`%s` (%s)" % (k, v[:120]) for k, v in
                                                         sorted(run.skipped.items())))
-    for part in (serial_block(run), pipelined_block(run), calls_block(run), host_block(run)):
+    for part in (serial_block(run), pipelined_block(run), confirm_block(run), calls_block(run), host_block(run)):
         if part:
             parts.append(part)
     return "\n".join(parts)

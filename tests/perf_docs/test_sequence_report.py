@@ -263,6 +263,75 @@ def main():
         else:
             print("ok: %s, stale at the largest size, is no longer the fastest at 4 KiB" % short)
 
+        # The confirmation: Auto timed again against the screen's fastest
+        # legal sequences. Malformed or inconsistent entries are refused; a
+        # ratio is the largest paired one over the candidates, never over a
+        # candidate stale anywhere in the run; the twin's is its resolution.
+        data = json.loads(original)
+        conf_path = os.path.join(tmp, "confirm.json")
+        entry = data["confirm"]["serial"][0]
+        size = entry["bytes"]
+        label = "%d B" % size if size < 1024 else "%d KiB" % (size >> 10) if size < 1 << 20 else "%d MiB" % (size >> 20)
+        cands = entry["candidates"]
+        if len(cands) < 2:
+            failures.append("the committed confirmation at %d bytes has fewer than 2 candidates" % size)
+        else:
+            def set_paired(e, a, b, value):
+                next(p for p in e["paired"] if p["a"] == a and p["b"] == b)["median"] = value
+
+            set_paired(entry, "clzero.Auto", cands[0], 1.011)
+            set_paired(entry, "clzero.Auto", cands[1], 1.0449)
+            for c in cands[2:]:
+                set_paired(entry, "clzero.Auto", c, 0.9)
+            set_paired(entry, entry["twin"]["name"], cands[0], 0.97)
+            r = printed(conf_path, data)
+            verdict = next((x for x in r.stdout.splitlines() if x.startswith("`clzero.Auto` within 1.02× of the "
+                                                                                 "fastest legal sequence timed")), "")
+            resolution = next((x for x in r.stdout.splitlines() if x.startswith("The confirmation's own")), "")
+            if r.returncode != 0 or "%s (1.04)" % label not in verdict.split("not:")[-1] or \
+                    "%s 1.031×" % label not in resolution:
+                failures.append("the confirmation did not hold Auto to the candidate it trails most (1.04 at %s) "
+                                "or show the twin's 0.97 as 1.031x:\n%s\n%s\n%s" % (label, verdict, resolution,
+                                                                                     r.stderr))
+            else:
+                print("ok: the confirmation holds Auto to the candidate it trails most and shows the twin's spread")
+            # The candidate it trails most, stale at another size of the
+            # run's screen, is no reference: the next one decides.
+            other = next(e for e in data["serial"] if e["bytes"] != size)
+            other["reps"][0]["results"][cands[1]]["stale_inferences"] = 2
+            r = printed(conf_path, data)
+            verdict = next((x for x in r.stdout.splitlines() if x.startswith("`clzero.Auto` within 1.02× of the "
+                                                                                 "fastest legal sequence timed")), "")
+            if r.returncode != 0 or "%s (1.01)" % label not in verdict.split("not:")[0]:
+                failures.append("a candidate stale elsewhere in the screen stayed the reference:\n%s\n%s" %
+                                (verdict, r.stderr))
+            else:
+                print("ok: a candidate stale at another size is no reference in the confirmation")
+        for label_, change, needle in (
+                ("a run without its confirmation", lambda d: d.pop("confirm"), "missing key 'confirm'"),
+                ("a confirmation whose candidate is no legal sequence",
+                 lambda d: d["confirm"]["serial"][0]["candidates"].__setitem__(0, "clzero.Auto"),
+                 "is no legal variant"),
+                ("a confirmation whose twin is not the fastest candidate's",
+                 lambda d: d["confirm"]["serial"][0]["twin"].__setitem__("of", d["confirm"]["serial"][0]
+                                                                         ["candidates"][-1]),
+                 "the twin must be"),
+                ("a confirmation without one of its paired ratios",
+                 lambda d: d["confirm"]["serial"][0]["paired"].pop(0), "no paired ratio"),
+                ("a confirmation with a paired ratio of zero",
+                 lambda d: d["confirm"]["serial"][0]["paired"][0].__setitem__("median", 0), "no positive ratio"),
+                ("a confirmation with a result for what it did not confirm",
+                 lambda d: d["confirm"]["serial"][0]["reps"][0]["results"].__setitem__(
+                     "legal.nothing", {"median_us": 1.0, "samples": 3, "stale_inferences": 0}),
+                 "which it did not confirm"),
+                ("a confirmation of a size the screen did not measure",
+                 lambda d: d["confirm"]["serial"][0].__setitem__("bytes", 12345), "did not screen"),
+                ("a confirmation done twice at one size",
+                 lambda d: d["confirm"]["serial"].append(d["confirm"]["serial"][0]), "confirmed twice")):
+            data = json.loads(original)
+            change(data)
+            refused(label_, conf_path, data, needle)
+
         # A ratio printed beside a verdict never reads as the other side of
         # the target: 1.0241 against 1.02 is a miss, so not "1.02".
         sys.path.insert(0, os.path.dirname(TOOL))
