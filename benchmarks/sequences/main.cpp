@@ -684,6 +684,7 @@ int footprint_run(const Catalogue& cat, const std::string& out) {
   return counted > 0 ? 0 : 1;
 #else
   (void)cat;
+  (void)out;
   std::fprintf(stderr,
                "clzero_sequences: built without <valgrind/callgrind.h> (Debian's valgrind package), so "
                "--sections footprint cannot count\n");

@@ -188,7 +188,8 @@ constexpr long long kMaxLearnedSpinNs = 10000000;
 /// clWaitForEvents, on devices whose measured wait is polling
 /// (detail/wait_method.hpp, printed by clzero-info): default 100 us, no
 /// sleep and wake-up meanwhile, or, if longer, as long as the tensor's last
-/// wait took plus a quarter, up to 10 ms. An engine that runs the same
+/// wait took plus a quarter, up to 10 ms (a wait that finds its events
+/// complete at the first look leaves that budget as it was). An engine that runs the same
 /// network every time then never pays clWaitForEvents' wake-up: with the
 /// fixed 100 us, a TensorRing of 4 MiB slots on the H200 lost 4% to the
 /// best hand-written ring, and fine-grained Svm at 4 MiB on PoCL 3.1 (2
@@ -210,7 +211,9 @@ namespace detail {
 /// its own waits only.
 struct HostWait {
   bool poll = false;
-  mutable long long last_ns = 0;  // the last wait that ended in success, from its start to its end
+  // The last wait that ended in success after finding an event incomplete
+  // at its first look, from its start to its end.
+  mutable long long last_ns = 0;
 };
 
 /// The poll budget of the next wait: zero when the device's wait is not
@@ -240,12 +243,11 @@ inline cl_int await(const EventList& events, const HostWait& w) noexcept {
     return state;
   };
   // One look before the clock is read: a wait that is over already costs
-  // no clock reads, and is remembered as taking no time.
+  // no clock reads, and leaves the budget as the last wait that waited set
+  // it (a TensorRing's view often finds its slot done, then next time
+  // waits as long as before).
   int state = poll();
-  if (state == 1) {
-    w.last_ns = 0;
-    return CL_SUCCESS;
-  }
+  if (state == 1) return CL_SUCCESS;
   const auto start = std::chrono::steady_clock::now();
   const auto remember = [&] {
     w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();

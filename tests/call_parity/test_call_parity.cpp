@@ -41,6 +41,12 @@ std::atomic<bool> g_count_new{false};
 std::atomic<long long> g_new_calls{0};
 }  // namespace
 
+// GCC 13 inlines these into the standard containers' code and then takes
+// std::free on memory from this operator new for a mismatch; the pair is
+// matched here (both malloc and free), so that warning is a false alarm.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t size) {
   if (g_count_new.load(std::memory_order_relaxed)) g_new_calls.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;

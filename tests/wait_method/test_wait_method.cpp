@@ -153,11 +153,15 @@ TEST_CASE("The poll budget follows the tensor's last wait", "[wait_method]") {
   opener.join();
   CHECK(learns.last_ns >= 2000000);
 
-  // A wait that is over before it starts costs no clock reads and is
-  // remembered as taking no time, so the next budget is the base one.
+  // A wait that is over before it starts costs no clock reads and leaves
+  // the budget as the last wait that waited set it: a TensorRing's view
+  // that finds its slot done this time waits as long as before the next
+  // time, and must not then fall back to the base budget and block (on
+  // PoCL 3.1 that cost rings of 4 to 64 MiB 5 to 15%).
+  const long long learnt = learns.last_ns;
   CHECK(detail::await(done, learns) == CL_SUCCESS);
-  CHECK(learns.last_ns == 0);
-  CHECK(detail::spin_budget_ns(learns) == 100000);
+  CHECK(learns.last_ns == learnt);
+  CHECK(detail::spin_budget_ns(learns) >= 2500000);
   clReleaseEvent(gate);
   clReleaseMemObject(out);
 }
