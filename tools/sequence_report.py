@@ -974,7 +974,7 @@ def run_block(run):
                   (run.whole_runs, ", ".join("`docs/bench/sequences/%s.json`" % f for f in run.files),
                    min(run.dates), max(run.dates), c["cpu"], "/".join(str(r) for r in run.rep_counts),
                    c.get("budget_s", "?")))
-    parts = ["### %s\n" % run.title(), source]
+    parts = ["### %s (`%s`)\n" % (run.title(), run.name), source]
     if run.lacking:
         parts.append("Not offered by the device: %s.\n" % "; ".join(run.lacking))
     if run.skipped:
