@@ -113,7 +113,7 @@ class Run:
             for b, entries in sizes.items():
                 for entry in entries:
                     entry["whole_run"] = index
-                self.confirm[section].setdefault(b, []).extend(entries)
+                self.confirm.setdefault(section, {}).setdefault(b, []).extend(entries)
         if set(other.host) != set(self.host):
             raise ReportError("%s: its host_ns variants differ from %s's: whole runs must measure the same"
                               % (other.where, self.where))
@@ -126,6 +126,7 @@ class Run:
             self.host_cold[name].extend(medians)
         self.dates.append(other.context["date"])
         self.rep_counts.append(other.context.get("reps", "?"))
+        self.host_waits.append(other.context.get("host_wait"))
 
     def _load(self, path):
         where = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
@@ -187,6 +188,11 @@ class Run:
             self.sections[section] = sizes
         self.dates = [self.context["date"]]
         self.rep_counts = [self.context.get("reps", "?")]
+        # How clzero's views waited in the run (older runs did not say).
+        wait = self.context.get("host_wait")
+        if wait is not None and (not isinstance(wait, str) or not wait.strip()):
+            raise ReportError("%s context: 'host_wait' should be a sentence, is %r" % (where, wait))
+        self.host_waits = [wait]
         self.confirm = {"serial": {}, "pipelined": {}}
         self.confirm_context = None
         if any(self.sections.values()):
@@ -205,61 +211,90 @@ class Run:
                                 "candidates": need(conf, "candidates", w, int)}
         for section in ("serial", "pipelined"):
             for entry in need(conf, section, w, list):
-                b = need(entry, "bytes", w + " " + section, int)
-                we = "%s %s at %d bytes" % (w, section, b)
-                if b not in self.sections[section]:
-                    raise ReportError("%s: a size the %s section did not screen" % (we, section))
-                if b in self.confirm[section]:
-                    raise ReportError("%s: confirmed twice" % we)
-                subjects = need(entry, "subjects", we, list)
-                candidates = need(entry, "candidates", we, list)
-                twin = need(entry, "twin", we, dict)
-                twin_name, twin_of = need(twin, "name", we + " twin", str), need(twin, "of", we + " twin", str)
-                # The fastest few at this size, then the fastest of each other size.
-                most = self.confirm_context["candidates"] + len(self.sections[section]) - 1
-                if not subjects or not candidates or len(candidates) > most or len(set(candidates)) != len(candidates):
-                    raise ReportError("%s: needs subjects and 1 to %d distinct candidates" % (we, most))
-                for name in subjects:
-                    v = self.variants.get(name)
-                    if v is None or v["section"] != section or v["kind"] != "clzero":
-                        raise ReportError("%s: subject '%s' is no clzero variant of the %s section" %
-                                          (we, name, section))
-                for name in candidates:
-                    v = self.variants.get(name)
-                    if v is None or v["section"] != section or v["kind"] != "legal":
-                        raise ReportError("%s: candidate '%s' is no legal variant of the %s section" %
-                                          (we, name, section))
-                if twin_of != candidates[0] or twin_name != twin_of.replace("legal.", "twin.", 1):
-                    raise ReportError("%s: the twin must be the fastest candidate's, '%s', named '%s'" %
-                                      (we, candidates[0], candidates[0].replace("legal.", "twin.", 1)))
-                known = set(subjects) | set(candidates) | {twin_name}
-                reps = need(entry, "reps", we, list)
-                if not reps:
-                    raise ReportError("%s: no repetitions" % we)
-                for rep in reps:
-                    for name, r in need(rep, "results", we, dict).items():
-                        if name not in known:
-                            raise ReportError("%s: result for '%s', which it did not confirm" % (we, name))
-                        for key in ("median_us", "samples", "stale_inferences"):
-                            need(r, key, "%s %s" % (we, name), (int, float))
-                paired = {}
-                for p in need(entry, "paired", we, list):
-                    a, bb = need(p, "a", we + " paired", str), need(p, "b", we + " paired", str)
-                    median = need(p, "median", "%s paired %s/%s" % (we, a, bb), (int, float))
-                    samples = need(p, "samples", "%s paired %s/%s" % (we, a, bb), int)
-                    if a not in set(subjects) | {twin_name} or bb not in candidates:
-                        raise ReportError("%s: paired '%s' over '%s' is no subject or twin over a candidate" %
-                                          (we, a, bb))
-                    if not median > 0 or median != median or median == float("inf") or samples < 1:
-                        raise ReportError("%s: paired '%s' over '%s' has no positive ratio over its samples" %
-                                          (we, a, bb))
-                    paired[(a, bb)] = median
-                for a in list(subjects) + [twin_name]:
-                    for bb in candidates:
-                        if (a, bb) not in paired:
-                            raise ReportError("%s: no paired ratio of '%s' over '%s'" % (we, a, bb))
-                self.confirm[section][b] = [{"subjects": subjects, "candidates": candidates, "twin": twin_name,
-                                             "reps": reps, "paired": paired, "whole_run": 0}]
+                self._confirm_entry(entry, section, section, w)
+        # Each explicit policy against the legal sequences of its own kind
+        # (older runs did not confirm them): kept as a section of its own per
+        # policy, "kind:<policy>".
+        kinds = conf.get("kinds", [])
+        if not isinstance(kinds, list):
+            raise ReportError("%s: 'kinds' should be a list" % w)
+        if kinds:
+            self.confirm_context["kinds_budget_s"] = need(conf, "kinds_budget_s", w, (int, float))
+            self.confirm_context["kinds_reps"] = need(conf, "kinds_reps", w, int)
+        for entry in kinds:
+            subjects = need(entry, "subjects", w + " kinds", list)
+            if len(subjects) != 1 or not isinstance(subjects[0], str):
+                raise ReportError("%s kinds: an entry confirms one explicit policy, not %r" % (w, subjects))
+            v = self.variants.get(subjects[0])
+            if v is None or v["section"] != "serial" or v["kind"] != "clzero" or not v["family"]:
+                raise ReportError("%s kinds: '%s' is no explicit clzero policy of the serial section" %
+                                  (w, subjects[0]))
+            self._confirm_entry(entry, "serial", "kind:" + subjects[0], w + " kinds", own_kind(v))
+
+    def _confirm_entry(self, entry, section, key, w, candidate_ok=None):
+        """One confirmed size of `section`, stored under confirm[key];
+        every candidate must satisfy candidate_ok where given (the legal
+        sequences of an explicit policy's own kind)."""
+        b = need(entry, "bytes", w + " " + section, int)
+        we = "%s %s at %d bytes" % (w, key, b)
+        if b not in self.sections[section]:
+            raise ReportError("%s: a size the %s section did not screen" % (we, section))
+        store = self.confirm.setdefault(key, {})
+        if b in store:
+            raise ReportError("%s: confirmed twice" % we)
+        subjects = need(entry, "subjects", we, list)
+        candidates = need(entry, "candidates", we, list)
+        twin = need(entry, "twin", we, dict)
+        twin_name, twin_of = need(twin, "name", we + " twin", str), need(twin, "of", we + " twin", str)
+        # The fastest few at this size, then the fastest of each other size.
+        most = self.confirm_context["candidates"] + len(self.sections[section]) - 1
+        if not subjects or not candidates or len(candidates) > most or len(set(candidates)) != len(candidates):
+            raise ReportError("%s: needs subjects and 1 to %d distinct candidates" % (we, most))
+        for name in subjects:
+            v = self.variants.get(name)
+            if v is None or v["section"] != section or v["kind"] != "clzero":
+                raise ReportError("%s: subject '%s' is no clzero variant of the %s section" %
+                                  (we, name, section))
+        for name in candidates:
+            v = self.variants.get(name)
+            if v is None or v["section"] != section or v["kind"] != "legal":
+                raise ReportError("%s: candidate '%s' is no legal variant of the %s section" %
+                                  (we, name, section))
+            if candidate_ok is not None and not candidate_ok(v):
+                raise ReportError("%s: candidate '%s' is not of %s's kind" % (we, name, subjects[0]))
+        if twin_of != candidates[0] or twin_name != twin_of.replace("legal.", "twin.", 1):
+            raise ReportError("%s: the twin must be the fastest candidate's, '%s', named '%s'" %
+                              (we, candidates[0], candidates[0].replace("legal.", "twin.", 1)))
+        known = set(subjects) | set(candidates) | {twin_name}
+        reps = need(entry, "reps", we, list)
+        if not reps:
+            raise ReportError("%s: no repetitions" % we)
+        for rep in reps:
+            for name, r in need(rep, "results", we, dict).items():
+                if name not in known:
+                    raise ReportError("%s: result for '%s', which it did not confirm" % (we, name))
+                for k in ("median_us", "samples", "stale_inferences"):
+                    need(r, k, "%s %s" % (we, name), (int, float))
+        paired = {}
+        for p in need(entry, "paired", we, list):
+            a, bb = need(p, "a", we + " paired", str), need(p, "b", we + " paired", str)
+            median = need(p, "median", "%s paired %s/%s" % (we, a, bb), (int, float))
+            samples = need(p, "samples", "%s paired %s/%s" % (we, a, bb), int)
+            if a not in set(subjects) | {twin_name} or bb not in candidates:
+                raise ReportError("%s: paired '%s' over '%s' is no subject or twin over a candidate" %
+                                  (we, a, bb))
+            if not median > 0 or median != median or median == float("inf") or samples < 1:
+                raise ReportError("%s: paired '%s' over '%s' has no positive ratio over its samples" %
+                                  (we, a, bb))
+            paired[(a, bb)] = median
+        for a in list(subjects) + [twin_name]:
+            for bb in candidates:
+                if (a, bb) not in paired:
+                    raise ReportError("%s: no paired ratio of '%s' over '%s'" % (we, a, bb))
+        parsed = {"subjects": subjects, "candidates": candidates, "twin": twin_name, "reps": reps,
+                  "paired": paired, "whole_run": 0}
+        store[b] = [parsed]
+        return parsed
 
     def _host_costs(self, data, key, where):
         """{variant: [median ns]} of one host-cost section; an unknown
@@ -355,7 +390,7 @@ class Run:
 
     # The confirmation, per whole run.
     def confirm_entry(self, section, size, k):
-        for e in self.confirm[section].get(size, []):
+        for e in self.confirm.get(section, {}).get(size, []):
             if e["whole_run"] == k:
                 return e
         return None
@@ -958,6 +993,72 @@ def confirm_block(run):
     return "\n".join(out)
 
 
+def kinds_block(run):
+    """Each explicit policy confirmed against the fastest legal sequences
+    of its own kind, in rounds of their own: a ratio per whole run and size,
+    and a verdict per policy."""
+    keys = sorted(k for k in run.confirm if k.startswith("kind:") and run.confirm[k])
+    if not keys:
+        return ""
+    c = run.confirm_context
+    sizes = sorted({b for k in keys for b in run.confirm[k]})
+    out = ["#### Confirmed: each explicit policy against the fastest legal sequences of its own kind\n",
+           "The same confirmation for every explicit policy, serial, at every size: the policy against the %d "
+           "fastest legal sequences of its own kind (its family and allocation, as in the table at the top) "
+           "that the tables above found at that size, the fastest of its kind at every other size, and a twin "
+           "of the fastest, in rounds of these alone, with %d repetitions over fresh buffers (a budget of %s s "
+           "per run, shared by every policy and size). A cell is the policy's time over the candidate it trails "
+           "most, paired round by round, per whole run; below the ratios, the reference of the run where the "
+           "ratio was largest.\n" % (c["candidates"], c["kinds_reps"], num_text(c["kinds_budget_s"]))]
+    rows, held, missed, absent = [], [], [], []
+    for key in keys:
+        name = key[len("kind:"):]
+        cells, worst = [], []
+        for b in sizes:
+            per = [run.confirmed(key, b, name, k) for k in range(run.whole_runs)]
+            if any(g == "stale" for g in per):
+                cells.append("**STALE**")
+                worst.append(None)
+                continue
+            ok = [g for g in per if g is not None]
+            if not ok:
+                cells.append("–")
+                worst.append(None)
+                continue
+            top = max(ok)
+            cells.append("%s<br>`%s`" % (", ".join(verdict_ratio(g[0], TARGET) if g else "–" for g in per),
+                                         short(top[1])))
+            worst.append(None if len(ok) < run.whole_runs else top[0])
+        rows.append(["`%s`" % name] + cells)
+        over = ["%s %s×" % (size_name(b), verdict_ratio(r, TARGET)) for b, r in zip(sizes, worst)
+                if r is not None and r > TARGET]
+        gaps = [size_name(b) for b, r in zip(sizes, worst) if r is None]
+        if over:
+            missed.append("`%s` (%s)" % (name, ", ".join(over)))
+        elif gaps:
+            absent.append("`%s` (%s)" % (name, ", ".join(gaps)))
+        else:
+            held.append("`%s`" % name)
+    out.append(table(["policy"] + [size_name(b) for b in sizes], rows))
+    spread = []
+    for b in sizes:
+        twins = [t for key in keys for t in (run.confirm_twin(key, b, k) for k in range(run.whole_runs))
+                 if t is not None]
+        if twins:
+            spread.append("%s %.3f×" % (size_name(b), max(max(t, 1 / t) for t in twins)))
+    if spread:
+        out.append("\nThe twins' resolution (a twin against its original, any policy's confirmation, one whole run "
+                   "at most): %s.\n" % "; ".join(spread))
+    runs = "each of the %d whole runs" % run.whole_runs if run.whole_runs > 1 else "the run"
+    line = ("Within %.2f× of the fastest legal sequence of its own kind at every size, in %s: %s; "
+            "above it in some run (the largest ratio): %s" % (TARGET, runs, ", ".join(held) or "none",
+                                                             "; ".join(missed) or "none"))
+    if absent:
+        line += "; within it where confirmed, but not confirmed fresh in every run: %s" % "; ".join(absent)
+    out.append(line + ".\n")
+    return "\n".join(out)
+
+
 def num_text(v):
     return "%g" % v
 
@@ -975,12 +1076,17 @@ def run_block(run):
                    min(run.dates), max(run.dates), c["cpu"], "/".join(str(r) for r in run.rep_counts),
                    c.get("budget_s", "?")))
     parts = ["### %s (`%s`)\n" % (run.title(), run.name), source]
+    if any(run.host_waits):
+        parts.append("clzero's host views waited by: %s.\n" % "; ".join(
+            "run %d: %s" % (i, w) if run.whole_runs > 1 else w
+            for i, w in enumerate((w or "not recorded" for w in run.host_waits), 1)))
     if run.lacking:
         parts.append("Not offered by the device: %s.\n" % "; ".join(run.lacking))
     if run.skipped:
         parts.append("Could not run: %s.\n" % "; ".join("`%s` (%s)" % (k, v[:120]) for k, v in
                                                         sorted(run.skipped.items())))
-    for part in (serial_block(run), pipelined_block(run), confirm_block(run), calls_block(run), host_block(run)):
+    for part in (serial_block(run), pipelined_block(run), confirm_block(run), kinds_block(run), calls_block(run),
+                 host_block(run)):
         if part:
             parts.append(part)
     return "\n".join(parts)

@@ -17,11 +17,15 @@
 //   clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json]
 //                    [--sections serial,pipelined,host|footprint] [--sizes 4,4096,...]
 //                    [--pipelined-sizes ...] [--reps N] [--filter TEXT[,TEXT...]] [--no-calls]
-//                    [--confirm-budget-s S] [--confirm-reps N]
+//                    [--confirm-budget-s S] [--confirm-kinds-budget-s S] [--confirm-reps N]
+//                    [--confirm-kinds-reps N]
 //
 // After the timed sections, a confirmation (confirm_size) times clzero's
 // Auto again against the fastest legal sequences the sections found, in
-// rounds of their own; --confirm-budget-s 0 leaves it out.
+// rounds of their own, then each explicit policy against the fastest legal
+// sequences of its own kind; --confirm-budget-s 0 leaves out the first,
+// --confirm-kinds-budget-s 0 the second (by default it gets the first's
+// budget).
 //
 // tools/sequence_report.py turns the JSON into a table of docs/benchmarks.md.
 #include <clzero/clzero.hpp>
@@ -34,6 +38,7 @@
 #include <ctime>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -73,6 +78,8 @@ struct Options {
   std::size_t reps = 3;
   std::string filter;
   double confirm_budget_s = -1;  // below zero: the same as budget_s; zero: no confirmation
+  double confirm_kinds_budget_s = -1;  // below zero: the same as the confirmation's; zero: none
+  std::size_t confirm_kinds_reps = 3;  // fewer than Auto's: some 40 confirmations, each with fresh buffers
   std::size_t confirm_reps = 6;
 };
 
@@ -350,9 +357,11 @@ std::string paired_json(const Pooled& a, const Pooled& b, std::size_t reps) {
 /// each subject and the twin against each candidate it also writes the
 /// median over the rounds of the ratio of their times in the same round
 /// ("paired"): a round takes milliseconds, so a slow spell of the machine
-/// lands on both alike and cancels.
+/// lands on both alike and cancels. `eligible` narrows the candidates: every
+/// legal sequence for Auto, the legal sequences of its own kind (family and
+/// allocation) for an explicit policy.
 std::string confirm_size(const Catalogue& cat, bool pipelined, const std::vector<std::string>& subjects,
-                         const std::map<std::size_t, Pool>& screens,
+                         const std::function<bool(const Variant&)>& eligible, const std::map<std::size_t, Pool>& screens,
                          const std::map<std::string, std::size_t>& stale_in_section, std::size_t bytes,
                          std::size_t reps, double budget_s, std::mt19937& rng,
                          std::map<std::string, std::size_t>& stale_clzero) {
@@ -364,7 +373,8 @@ std::string confirm_size(const Catalogue& cat, bool pipelined, const std::vector
       const auto found = screen.find(v.name);
       if (found == screen.end() || found->second.us.empty() || found->second.failed) continue;
       const auto stale = stale_in_section.find(v.name);
-      if (v.kind == "legal" && (v.slots > 1) == pipelined && (stale == stale_in_section.end() || stale->second == 0))
+      if (v.kind == "legal" && (v.slots > 1) == pipelined && eligible(v) &&
+          (stale == stale_in_section.end() || stale->second == 0))
         ranked.push_back({quantile(found->second.us, 0.5), &v});
     }
     std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -713,7 +723,8 @@ int usage() {
                "usage: clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json] [--sections "
                "serial,pipelined,host|footprint] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter "
                "TEXT[,TEXT...]] "
-               "[--no-calls] [--confirm-budget-s S] [--confirm-reps N]\n");
+               "[--no-calls] [--confirm-budget-s S] [--confirm-kinds-budget-s S] [--confirm-reps N] "
+               "[--confirm-kinds-reps N]\n");
   return 2;
 }
 
@@ -756,6 +767,10 @@ int main(int argc, char** argv) {
       o.calls = false;
     else if (a == "--confirm-budget-s")
       o.confirm_budget_s = std::atof(value());
+    else if (a == "--confirm-kinds-budget-s")
+      o.confirm_kinds_budget_s = std::atof(value());
+    else if (a == "--confirm-kinds-reps")
+      o.confirm_kinds_reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
     else if (a == "--confirm-reps")
       o.confirm_reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
     else
@@ -789,13 +804,21 @@ int main(int argc, char** argv) {
 
     std::map<std::string, std::string> skipped;
     std::map<std::string, std::size_t> stale_clzero;
-    std::ostringstream serial_js, pipelined_js, auto_js, confirm_serial_js, confirm_pipelined_js;
+    std::ostringstream serial_js, pipelined_js, auto_js, confirm_serial_js, confirm_pipelined_js, confirm_kinds_js;
     const double confirm_budget = o.confirm_budget_s < 0 ? o.budget_s : o.confirm_budget_s;
+    const double kinds_budget = o.confirm_kinds_budget_s < 0 ? confirm_budget : o.confirm_kinds_budget_s;
+    const auto any_legal = [](const Variant&) { return true; };
     // The screen's samples, per section and size, and what was stale at any
     // size of a section: the confirmation's candidates come from them.
     std::map<std::size_t, Pool> serial_pool, pipelined_pool;
     std::map<std::string, std::size_t> serial_stale, pipelined_stale;
     std::string calls, host, host_cold;
+    // How clzero's views wait on this device in this process (measured as
+    // the first tensor was made, or set): what its policies' times rest on.
+    const clzero::detail::WaitMethod wait = clzero::detail::wait_method(rig.ctx(), rig.device);
+    const std::string host_wait = (wait.map_at_view ? "map at the view" : wait.poll ? "poll" : "clWaitForEvents") +
+                                  std::string(" (") + wait.reason + ")";
+    std::fprintf(stderr, "clzero's host views: %s\n", host_wait.c_str());
     auto compose = [&]() {
       std::ostringstream js;
       bool first = true;
@@ -808,7 +831,8 @@ int main(int argc, char** argv) {
          << ", \"platform_version\": " << json_string(caps.platform_version)
          << ", \"device\": " << json_string(caps.name) << ", \"device_version\": " << json_string(caps.device_version)
          << ", \"driver_version\": " << json_string(caps.driver_version)
-         << ", \"cpu\": " << json_string(clzero_bench::cpu_model()) << ", \"budget_s\": " << num(o.budget_s)
+         << ", \"cpu\": " << json_string(clzero_bench::cpu_model())
+         << ", \"host_wait\": " << json_string(host_wait) << ", \"budget_s\": " << num(o.budget_s)
          << ", \"reps\": " << o.reps << ", \"calls_counted\": " << (call_counting_works() ? "true" : "false")
          << "},\n  \"auto\": {" << auto_js.str() << "},\n  \"variants\": [\n    " << variants_json(serial, "serial");
       if (!serial.variants.empty() && !pipelined.variants.empty()) js << ",\n    ";
@@ -827,7 +851,9 @@ int main(int argc, char** argv) {
          << "\n  ],\n  \"host_ns\": {\n    " << host << "\n  },\n  \"host_cold_ns\": {\n    " << host_cold
          << "\n  },\n  \"calls\": {\n    " << calls << "\n  },\n  \"confirm\": {\"budget_s\": " << num(confirm_budget)
          << ", \"reps\": " << o.confirm_reps << ", \"candidates\": " << kConfirmCandidates
-         << ", \"serial\": [\n    " << confirm_serial_js.str() << "\n  ], \"pipelined\": [\n    "
+         << ", \"kinds_budget_s\": " << num(kinds_budget) << ", \"kinds_reps\": " << o.confirm_kinds_reps
+         << ", \"serial\": [\n    " << confirm_serial_js.str()
+         << "\n  ], \"kinds\": [\n    " << confirm_kinds_js.str() << "\n  ], \"pipelined\": [\n    "
          << confirm_pipelined_js.str() << "\n  ]}"
          << ",\n  \"elapsed_s\": " << num(std::chrono::duration<double>(Clock::now() - start).count()) << "\n}\n";
       return js.str();
@@ -896,7 +922,8 @@ int main(int argc, char** argv) {
               confirm_size(ringed ? pipelined : serial, ringed,
                            ringed ? std::vector<std::string>{"ring2.clzero.Auto", "ring3.clzero.Auto"}
                                   : std::vector<std::string>{"clzero.Auto"},
-                           ringed ? pipelined_pool : serial_pool, ringed ? pipelined_stale : serial_stale, p.first,
+                           any_legal, ringed ? pipelined_pool : serial_pool, ringed ? pipelined_stale : serial_stale,
+                           p.first,
                            o.confirm_reps,
                            confirm_budget * confirm_plan(ringed, p.first).weight / confirm_weights, rng, stale_clzero);
           if (js.empty()) continue;
@@ -906,6 +933,33 @@ int main(int argc, char** argv) {
           save();
         }
       }
+    }
+    // Each explicit policy against the legal sequences of its own kind, at
+    // every serial size, the same way (issue: an explicit policy costs
+    // nothing over the best hand-written code that does what it does).
+    if (kinds_budget > 0) {
+      std::vector<const Variant*> policies;
+      for (const Variant& v : serial.variants)
+        if (v.kind == "clzero" && !v.family.empty()) policies.push_back(&v);
+      double kind_weights = 0;
+      for (const auto& p : serial_pool)
+        kind_weights += confirm_plan(false, p.first).weight * static_cast<double>(policies.size());
+      bool first_kind = true;
+      for (const Variant* policy : policies)
+        for (const auto& p : serial_pool) {
+          std::fprintf(stderr, "confirmation of its kind, %s, %zu bytes\n", policy->name.c_str(), p.first);
+          const auto own_kind = [policy](const Variant& v) {
+            return v.family == policy->family && (policy->allocation.empty() || v.allocation == policy->allocation);
+          };
+          const std::string js = confirm_size(serial, false, {policy->name}, own_kind, serial_pool, serial_stale,
+                                              p.first, o.confirm_kinds_reps,
+                                              kinds_budget * confirm_plan(false, p.first).weight / kind_weights, rng,
+                                              stale_clzero);
+          if (js.empty()) continue;
+          confirm_kinds_js << (first_kind ? "" : ",\n    ") << js;
+          first_kind = false;
+          save();
+        }
     }
     if (o.out.empty()) {
       std::fputs(compose().c_str(), stdout);

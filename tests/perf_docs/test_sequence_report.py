@@ -338,6 +338,54 @@ def main():
             change(data)
             refused(label_, conf_path, data, needle)
 
+        # Each explicit policy confirmed against its own kind: the ratio is
+        # the largest paired one over the candidates; a candidate of another
+        # kind, a subject that is no explicit policy, or two subjects in one
+        # entry are refused; so is a host wait that is no sentence.
+        data = json.loads(original)
+        kinds = data["confirm"].get("kinds", [])
+        if not kinds:
+            failures.append("%s has no confirmation of the explicit policies' kinds to damage" % name)
+        else:
+            entry = kinds[0]
+            subject, cands = entry["subjects"][0], entry["candidates"]
+            size = entry["bytes"]
+            label = ("%d B" % size if size < 1024 else "%d KiB" % (size >> 10) if size < 1 << 20
+                     else "%d MiB" % (size >> 20))
+
+            def set_pair(e, a, b, value):
+                next(p for p in e["paired"] if p["a"] == a and p["b"] == b)["median"] = value
+
+            for c in cands:
+                set_pair(entry, subject, c, 0.95)
+            set_pair(entry, subject, cands[-1], 1.0449)
+            r = printed(conf_path, data)
+            verdict = next((x for x in r.stdout.splitlines() if x.startswith("Within 1.02× of the fastest legal "
+                                                                                 "sequence of its own kind")), "")
+            above = verdict.split("above it in some run")[-1]
+            if r.returncode != 0 or "`%s` (%s 1.04×" % (subject, label) not in above:
+                failures.append("the kinds confirmation did not hold %s to the candidate it trails most (1.04 at "
+                                "%s):\n%s\n%s" % (subject, label, verdict, r.stderr))
+            else:
+                print("ok: an explicit policy is held to the candidate of its kind it trails most")
+            policy = next(v for v in data["variants"] if v["name"] == subject)
+            stranger = next(v["name"] for v in data["variants"] if v["section"] == "serial" and v["kind"] == "legal"
+                            and v["family"] != policy["family"])
+            for label_, change, needle in (
+                    ("a kinds confirmation with a candidate of another kind",
+                     lambda d: d["confirm"]["kinds"][0]["candidates"].__setitem__(-1, stranger),
+                     "is not of"),
+                    ("a kinds confirmation of Auto",
+                     lambda d: d["confirm"]["kinds"][0].__setitem__("subjects", ["clzero.Auto"]),
+                     "no explicit clzero policy"),
+                    ("a kinds confirmation of two policies",
+                     lambda d: d["confirm"]["kinds"][0]["subjects"].append(subject), "confirms one explicit"),
+                    ("a host wait that is no sentence",
+                     lambda d: d["context"].__setitem__("host_wait", 3), "'host_wait' should be a sentence")):
+                data = json.loads(original)
+                change(data)
+                refused(label_, conf_path, data, needle)
+
         # A ratio printed beside a verdict never reads as the other side of
         # the target: 1.0241 against 1.02 is a miss, so not "1.02".
         sys.path.insert(0, os.path.dirname(TOOL))
