@@ -235,7 +235,7 @@ stage_sequences() {
       # The budget covers the timed rounds, and the confirmation's as much
       # again; set-up, the 64 MiB allocations and the call count come on
       # top, hence three times the budget as the limit.
-      run_for $((3 * ${SEQUENCES_BUDGET_S:-55} + 60)) "$out/$name.log" "$build/benchmarks/clzero_sequences" \
+      run_for ${SEQUENCES_RUN_LIMIT_S:-$((3 * ${SEQUENCES_BUDGET_S:-55} + 60))} "$out/$name.log" "$build/benchmarks/clzero_sequences" \
         --platform "$platform" --budget-s "${SEQUENCES_BUDGET_S:-55}" --out "$out/$name.json" ${SEQUENCES_ARGS:-}
       rc=$?
       note "clzero_sequences on $platform (run $run): $(status $rc)$(grep -E 'STALE|done in' "$out/$name.log" | tr '\n' ' ' | cut -c1-200)"
