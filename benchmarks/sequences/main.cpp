@@ -817,7 +817,11 @@ int main(int argc, char** argv) {
     // the first tensor was made, or set): what its policies' times rest on.
     const clzero::detail::WaitMethod wait = clzero::detail::wait_method(rig.ctx(), rig.device);
     const std::string host_wait = (wait.map_at_view ? "map at the view" : wait.poll ? "poll" : "clWaitForEvents") +
-                                  std::string(" (") + wait.reason + ")";
+                                  std::string(wait.svm_map_at_view != wait.map_at_view
+                                                  ? (wait.svm_map_at_view ? "; coarse-grained SVM: map at the view"
+                                                                          : "; coarse-grained SVM: no map at the view")
+                                                  : "") +
+                                  " (" + wait.reason + ")";
     std::fprintf(stderr, "clzero's host views: %s\n", host_wait.c_str());
     auto compose = [&]() {
       std::ostringstream js;

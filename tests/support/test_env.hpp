@@ -135,8 +135,8 @@ struct Env {
     // set. Were the library to stop honouring it, those runs would test the
     // measured protocol a second time and pass: stop every test instead.
     const clzero::detail::WaitMethod wait = clzero::detail::wait_method(context, device);
-    std::fprintf(stderr, "clzero tests: host views wait: %s(%s)\n", wait.map_at_view ? "a map at the view " : "",
-                 wait.reason.c_str());
+    std::fprintf(stderr, "clzero tests: host views wait: %s%s(%s)\n", wait.map_at_view ? "a map at the view " : "",
+                 wait.svm_map_at_view ? "coarse-grained SVM: a map at the view " : "", wait.reason.c_str());
     const char* forced = std::getenv("CLZERO_HOST_WAIT");
     if (forced != nullptr && forced[0] != '\0' && wait.reason != std::string("CLZERO_HOST_WAIT=") + forced)
       throw std::runtime_error(std::string("CLZERO_HOST_WAIT=") + forced + " is set, but the library's host wait is " +

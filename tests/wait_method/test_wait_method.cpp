@@ -33,6 +33,17 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
   CHECK(first.map_wins <= first.blocks);
   CHECK(first.poll == (first.block_wins < first.blocks));
   CHECK(first.map_at_view == (first.map_wins == first.blocks));
+  // Coarse-grained SVM, timed in the same rounds where the device offers it.
+  CHECK(first.svm_measured == env.caps.svm_coarse_grain_buffer);
+  if (first.svm_measured) {
+    CHECK(first.svm_poll_us > 0);
+    CHECK(first.svm_block_us > 0);
+    CHECK(first.svm_map_us > 0);
+    CHECK(first.svm_map_wins >= 0);
+    CHECK(first.svm_map_wins <= first.blocks);
+    CHECK(first.reason.find("coarse-grained SVM") != std::string::npos);
+  }
+  CHECK(first.svm_map_at_view == (first.svm_measured && first.svm_map_wins == first.blocks));
   CHECK(first.reason.find("measured") != std::string::npos);
 
   // Kept: a second measurement would not give the very same medians.
@@ -44,6 +55,7 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
   const detail::QueueContext q = detail::QueueContext::make(env.context, env.queue, "test");
   CHECK(q.host_wait.poll == first.poll);
   CHECK(q.map_at_view == first.map_at_view);
+  CHECK(q.svm_map_at_view == first.svm_map_at_view);
 
   // And a tensor made now still reads fresh data with it.
   const std::size_t n = 4096;
@@ -87,6 +99,7 @@ TEST_CASE("CLZERO_HOST_WAIT names the host's wait without measuring", "[wait_env
   const detail::WaitMethod w = detail::wait_method(env.context, env.device);
   CHECK_FALSE(w.measured);
   CHECK(w.map_at_view == (method == "map"));
+  CHECK(w.svm_map_at_view == (method == "map"));
   CHECK(w.poll == (method != "wait"));
   CHECK(w.reason == "CLZERO_HOST_WAIT=" + method);
   // A lone tensor follows it; a TensorRing's slot never maps at the view.

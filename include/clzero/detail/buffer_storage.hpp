@@ -102,6 +102,10 @@ class BufferStorage {
 
   void keep_memory() noexcept {}  // the runtime keeps a buffer until its commands finish
 
+  /// Whether host views map, blocking, as they open: the device's measured
+  /// wait for buffers (detail/wait_method.hpp).
+  static bool maps_at_view(const QueueContext& q) noexcept { return q.map_at_view; }
+
   cl_mem mem() const noexcept { return mem_.get(); }
   void* svm_pointer() const noexcept { return nullptr; }
   std::size_t bytes() const noexcept { return bytes_; }

@@ -28,6 +28,7 @@ struct QueueContext {
   // than right after the kernels (measured per device; never in a TensorRing,
   // whose views must not wait for the later inferences on the queue).
   bool map_at_view = false;
+  bool svm_map_at_view = false;  // the same for coarse-grained SVM, measured on its own
   bool in_ring = false;  // a TensorRing's slot: mapped-at-rest policies map right after the kernels
   cl_ulong max_alloc = 0;
 
@@ -60,6 +61,7 @@ struct QueueContext {
     const WaitMethod wait = wait_method(q.ctx(), q.device);
     q.host_wait.poll = wait.poll;
     q.map_at_view = wait.map_at_view;
+    q.svm_map_at_view = wait.svm_map_at_view;
     return q;
   }
 

@@ -43,6 +43,10 @@ class SvmStorage {
   /// still use it (clSVMFree does not wait for them).
   void keep_memory() noexcept { ptr_ = nullptr; }
 
+  /// Whether host views map, blocking, as they open: measured for
+  /// coarse-grained SVM on its own (detail/wait_method.hpp).
+  static bool maps_at_view(const QueueContext& q) noexcept { return q.svm_map_at_view; }
+
   cl_mem mem() const noexcept { return nullptr; }
   void* svm_pointer() const noexcept { return ptr_; }
   std::size_t bytes() const noexcept { return bytes_; }

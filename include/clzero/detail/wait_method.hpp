@@ -33,6 +33,11 @@
 // wait, up to 10 ms (events.hpp), after which the view blocks, so a long
 // kernel does not keep a core busy.
 //
+// Coarse-grained SVM is timed the same way with clEnqueueSVMMap, in the same
+// rounds, and its views map at the view by their own measurement: a blocking
+// SVM map and a blocking buffer map cost differently on the same device
+// (measure_wait).
+//
 // A map at the view waits for everything enqueued before it on the queue, so
 // a TensorRing's slots (whose views overlap later inferences) always map
 // right after their kernels and poll or wait.
@@ -93,7 +98,15 @@ struct WaitMethod {
   int blocks = 0;            ///< blocks measured (kWaitBlocks)
   int block_wins = 0;        ///< blocks where clWaitForEvents beat polling clearly
   int map_wins = 0;          ///< blocks where the blocking map beat both clearly
-  std::string reason;        ///< a sentence for clzero-info and logs
+  // The same for coarse-grained buffer SVM (clEnqueueSVMMap), where the
+  // device offers it; the views of such tensors map at the view by these.
+  bool svm_measured = false;     ///< coarse-grained SVM was timed too
+  bool svm_map_at_view = false;  ///< host views of coarse-grained SVM tensors map, blocking, when they open
+  double svm_poll_us = 0;        ///< as poll_us, with clEnqueueSVMMap
+  double svm_block_us = 0;       ///< as block_us, with clEnqueueSVMMap
+  double svm_map_us = 0;         ///< as map_us, a blocking clEnqueueSVMMap
+  int svm_map_wins = 0;          ///< blocks where the blocking SVM map beat both SVM waits clearly
+  std::string reason;            ///< a sentence for clzero-info and logs
 };
 
 /// The rule used where nothing was measured: poll on GPUs and other devices
@@ -114,17 +127,43 @@ inline bool wait_from_environment(WaitMethod& w) {
   const std::string name = env;
   if (name != "map" && name != "poll" && name != "wait") return false;
   w.map_at_view = name == "map";
+  w.svm_map_at_view = w.map_at_view;
   w.poll = name != "wait";
   w.reason = "CLZERO_HOST_WAIT=" + name;
   return true;
 }
 
-/// Times the two waits on a private queue of `context` (never the engine's).
-/// Any OpenCL failure falls back to wait_rule, naming the failing call (only
-/// std::bad_alloc can leave it; the library builds without exceptions too).
+/// Whether `device` offers coarse-grained buffer SVM (OpenCL 2.0 and later).
+inline bool offers_coarse_svm(cl_device_id device) noexcept {
+#if defined(CL_VERSION_2_0)
+  char version[256] = {};
+  clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof version, version, nullptr);
+  if (!(version[7] >= '2' && version[7] <= '9')) return false;  // "OpenCL 2.x" or later
+  cl_device_svm_capabilities svm = 0;
+  return clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr) == CL_SUCCESS &&
+         (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+#else
+  (void)device;
+  return false;
+#endif
+}
+
+/// Times the waits on a private queue of `context` (never the engine's), for
+/// a CL_MEM_ALLOC_HOST_PTR buffer and, where the device offers it, for
+/// coarse-grained buffer SVM, whose blocking map need not cost what a
+/// buffer's does: on PoCL 5.0 (the H200's host CPU) a blocking
+/// clEnqueueSVMMap made a small output visible in 0.85 times the polled
+/// map's time, while a blocking clEnqueueMapBuffer was no faster than
+/// polling (docs/bench/sequences/h200-pocl-7c74ce4-run*.json); on PoCL 3.1
+/// the blocking SVM map took 1.5 times as long. The views of the two kinds
+/// map at the view or not each by their own measurement; both poll or both
+/// block by the buffer's. Any OpenCL failure of the buffer's probe falls
+/// back to wait_rule, naming the failing call; a failure of the SVM probe
+/// only leaves SVM views without a map at the view (only std::bad_alloc can
+/// leave it; the library builds without exceptions too).
 inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
   {
-    char version[64] = {};
+    char version[256] = {};
     clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof version, version, nullptr);
     const bool cl2 = version[7] >= '2' && version[7] <= '9';  // "OpenCL 2.x" or later
     cl_int rc = CL_SUCCESS;
@@ -157,26 +196,67 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
     if (rc != CL_SUCCESS || clSetKernelArg(kernel.get(), 0, sizeof mem, &mem) != CL_SUCCESS)
       return wait_rule(device, "wait not measured (clCreateKernel failed)");
     const cl_command_queue q = queue.get();
+
+    // The coarse-grained SVM probe: its own kernel object, writing an SVM
+    // allocation that is freed once the private queue is idle.
+    struct SvmProbe {
+      cl_context context;
+      cl_command_queue q;
+      void* ptr = nullptr;
+      KernelHandle kernel;
+      std::string failed;  // the call that failed, or empty
+      SvmProbe(cl_context c, cl_command_queue queue) : context(c), q(queue) {}
+      SvmProbe(const SvmProbe&) = delete;
+      SvmProbe& operator=(const SvmProbe&) = delete;
+      ~SvmProbe() {
+#if defined(CL_VERSION_2_0)
+        if (ptr == nullptr) return;
+        clFinish(q);  // clSVMFree does not wait for commands that use the memory
+        clSVMFree(context, ptr);
+#endif
+      }
+    } svm(context, q);
+    bool svm_on = offers_coarse_svm(device);
+#if defined(CL_VERSION_2_0)
+    if (svm_on) {
+      svm.ptr = clSVMAlloc(context, CL_MEM_READ_WRITE, kProbeItems * 4, 0);
+      if (svm.ptr == nullptr) svm.failed = "clSVMAlloc";
+      if (svm.failed.empty()) svm.kernel = KernelHandle::adopt(clCreateKernel(program.get(), "clzero_wait_probe", &rc));
+      if (svm.failed.empty() && rc != CL_SUCCESS) svm.failed = "clCreateKernel";
+      if (svm.failed.empty() && clSetKernelArgSVMPointer(svm.kernel.get(), 0, svm.ptr) != CL_SUCCESS)
+        svm.failed = "clSetKernelArgSVMPointer";
+      svm_on = svm.failed.empty();
+    }
+#endif
+
     using Clock = std::chrono::steady_clock;
-    enum class Way { poll, wait, map };
+    enum Way { kPoll, kWait, kMap };
+    enum Kind { kBuffer, kSvm };
     // One small kernel's output made visible on the host one way; the time
     // until the host holds the mapped pointer in microseconds, or a negative
     // value if a call failed. The unmap after the timing is ordered before
     // the next kernel by the in-order queue.
-    auto once = [&](Way way, std::uint32_t value) -> double {
+    auto once = [&](Kind kind, Way way, std::uint32_t value) -> double {
       const auto t0 = Clock::now();
       const std::size_t items = kProbeItems;
-      if (clSetKernelArg(kernel.get(), 1, sizeof value, &value) != CL_SUCCESS ||
-          clEnqueueNDRangeKernel(q, kernel.get(), 1, nullptr, &items, nullptr, 0, nullptr, nullptr) != CL_SUCCESS)
+      const cl_kernel k = kind == kSvm ? svm.kernel.get() : kernel.get();
+      if (clSetKernelArg(k, 1, sizeof value, &value) != CL_SUCCESS ||
+          clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr) != CL_SUCCESS)
         return -1;
       cl_event e = nullptr;
-      const cl_bool blocking = way == Way::map ? CL_TRUE : CL_FALSE;
-      void* p = clEnqueueMapBuffer(q, mem, blocking, CL_MAP_READ, 0, kProbeItems * 4, 0, nullptr,
-                                   way == Way::map ? nullptr : &e, &rc);
+      const cl_bool blocking = way == kMap ? CL_TRUE : CL_FALSE;
+      cl_event* event = way == kMap ? nullptr : &e;
+      void* p = svm.ptr;
+#if defined(CL_VERSION_2_0)
+      if (kind == kSvm)
+        rc = clEnqueueSVMMap(q, blocking, CL_MAP_READ, svm.ptr, kProbeItems * 4, 0, nullptr, event);
+      else
+#endif
+        p = clEnqueueMapBuffer(q, mem, blocking, CL_MAP_READ, 0, kProbeItems * 4, 0, nullptr, event, &rc);
       if (rc != CL_SUCCESS) return -1;
-      EventHandle event = EventHandle::adopt(e);
-      if (way != Way::map && clFlush(q) != CL_SUCCESS) return -1;
-      if (way == Way::poll) {
+      EventHandle held = EventHandle::adopt(e);
+      if (way != kMap && clFlush(q) != CL_SUCCESS) return -1;
+      if (way == kPoll) {
         // Bounded like a view's spin: a device that never reports
         // completion through polling falls back to blocking.
         const auto deadline = t0 + std::chrono::milliseconds(50);
@@ -191,53 +271,68 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
             break;
           }
         }
-      } else if (way == Way::wait && clWaitForEvents(1, &e) != CL_SUCCESS) {
+      } else if (way == kWait && clWaitForEvents(1, &e) != CL_SUCCESS) {
         return -1;
       }
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-      if (clEnqueueUnmapMemObject(q, mem, p, 0, nullptr, nullptr) != CL_SUCCESS) return -1;
-      return us;
+#if defined(CL_VERSION_2_0)
+      if (kind == kSvm) return clEnqueueSVMUnmap(q, p, 0, nullptr, nullptr) == CL_SUCCESS ? us : -1;
+#endif
+      return clEnqueueUnmapMemObject(q, mem, p, 0, nullptr, nullptr) == CL_SUCCESS ? us : -1;
     };
     auto median = [](std::vector<double> v) {
       std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
       return v[v.size() / 2];
     };
     constexpr int kWarmup = 6, kBlockWarmup = 2;
-    std::vector<double> polled, blocked, mapped;  // every block's rounds
-    const Way order[3][3] = {
-        {Way::poll, Way::wait, Way::map}, {Way::wait, Way::map, Way::poll}, {Way::map, Way::poll, Way::wait}};
+    std::vector<double> all[2][3];  // every block's rounds, by kind and way
     WaitMethod w;
     int round = 0;
     for (int b = 0; b < kWaitBlocks; ++b) {
       if (b > 0) std::this_thread::sleep_for(kWaitBlockGap);
-      std::vector<double> by_poll, by_wait, by_map;  // this block's rounds
+      std::vector<double> block[2][3];  // this block's rounds
       const int warmup = b == 0 ? kWarmup : kBlockWarmup;
       for (int i = 0; i < warmup + kWaitBlockRounds; ++i, ++round) {
-        // Rotate which goes first, so that none always follows another.
-        for (int k = 0; k < 3; ++k) {
-          const Way way = order[round % 3][k];
-          const double us = once(way, static_cast<std::uint32_t>(3 * round + k + 1));
+        // Every way of every kind once a round; which goes first rotates,
+        // so that none always follows another.
+        const int ways = svm_on ? 6 : 3;
+        for (int k = 0; k < ways; ++k) {
+          const int slot = (round + k) % ways;
+          const Kind kind = slot < 3 ? kBuffer : kSvm;
+          const Way way = static_cast<Way>(slot % 3);
+          const double us = once(kind, way, static_cast<std::uint32_t>(ways * round + k + 1));
+          if (us < 0 && kind == kSvm) {  // the buffer's measurement goes on without it
+            clFinish(q);
+            svm.failed = "the probe kernel or its clEnqueueSVMMap";
+            svm_on = false;
+            break;
+          }
           if (us < 0) {
             clFinish(q);
             return wait_rule(device, "wait not measured (the probe kernel or its map failed)");
           }
-          if (i < warmup) continue;
-          (way == Way::poll ? by_poll : way == Way::wait ? by_wait : by_map).push_back(us);
+          if (i >= warmup) block[kind][way].push_back(us);
         }
       }
-      polled.insert(polled.end(), by_poll.begin(), by_poll.end());
-      blocked.insert(blocked.end(), by_wait.begin(), by_wait.end());
-      mapped.insert(mapped.end(), by_map.begin(), by_map.end());
-      const double pm = median(by_poll), sm = median(by_wait), mm = median(by_map);
+      for (int kind = 0; kind < 2; ++kind)
+        for (int way = 0; way < 3; ++way) all[kind][way].insert(all[kind][way].end(), block[kind][way].begin(),
+                                                                block[kind][way].end());
+      const double pm = median(block[kBuffer][kPoll]), sm = median(block[kBuffer][kWait]),
+                   mm = median(block[kBuffer][kMap]);
       w.block_wins += sm < kBlockMustWinBy * pm ? 1 : 0;
       w.map_wins += mm < kMapMustWinBy * std::min(pm, sm) ? 1 : 0;
+      if (svm_on)
+        w.svm_map_wins += median(block[kSvm][kMap]) <
+                                  kMapMustWinBy * std::min(median(block[kSvm][kPoll]), median(block[kSvm][kWait]))
+                              ? 1
+                              : 0;
       ++w.blocks;
     }
     clFinish(q);  // the private queue only
     w.measured = true;
-    w.poll_us = median(polled);
-    w.block_us = median(blocked);
-    w.map_us = median(mapped);
+    w.poll_us = median(all[kBuffer][kPoll]);
+    w.block_us = median(all[kBuffer][kWait]);
+    w.map_us = median(all[kBuffer][kMap]);
     // Poll unless blocking is clearly faster in every block. The probe can
     // tie where a view still gains from polling: on the H200 (NVIDIA driver
     // 580.159.04) the probe measured 12.6 us polled and 12.7 us blocked,
@@ -254,6 +349,21 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
                   "%.1f us; clWaitForEvents clearly faster in %d, the blocking map in %d",
                   w.blocks, w.poll_us, w.block_us, w.map_us, w.block_wins, w.map_wins);
     w.reason = text;
+    if (svm_on) {
+      w.svm_measured = true;
+      w.svm_poll_us = median(all[kSvm][kPoll]);
+      w.svm_block_us = median(all[kSvm][kWait]);
+      w.svm_map_us = median(all[kSvm][kMap]);
+      w.svm_map_at_view = w.svm_map_wins == w.blocks;
+      std::snprintf(text, sizeof text,
+                    "; coarse-grained SVM: polling %.1f us, clWaitForEvents %.1f us, blocking clEnqueueSVMMap %.1f "
+                    "us, the blocking map clearly faster in %d",
+                    w.svm_poll_us, w.svm_block_us, w.svm_map_us, w.svm_map_wins);
+      w.reason += text;
+    } else if (!svm.failed.empty()) {
+      w.svm_map_wins = 0;
+      w.reason += "; coarse-grained SVM not measured (" + svm.failed + " failed)";
+    }
     return w;
   }
 }

@@ -104,7 +104,7 @@ class MappedAtRest {
         who_(who),
         wait_for_producers_(wait_for_producers),
         on_write_view_(intent == Intent::input),
-        map_at_view_(!q.in_ring && (q.map_at_view || wait_for_producers)) {
+        map_at_view_(!q.in_ring && (Storage::maps_at_view(q) || wait_for_producers)) {
     EventList filled;
     if (host_reads(intent)) {
       cl_event fill = nullptr;
