@@ -108,6 +108,8 @@ fi
   nvcc --version 2>&1 | tail -2
   dpkg -l ocl-icd-libopencl1 pocl-opencl-icd 2>&1 | tail -2
   git -C "$root" log --oneline -1 2>&1
+  echo "clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>&1)"
+  c++ -O2 -std=c++17 tools/device/clock_cost.cpp -o /tmp/clzero_clock_cost && /tmp/clzero_clock_cost
 } > "$out/machine.txt" 2>&1
 
 jobs=$(nproc)
