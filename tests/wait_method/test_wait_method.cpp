@@ -6,6 +6,7 @@
 // CLZERO_HOST_WAIT names the method.
 #include <clzero/clzero.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -25,14 +26,16 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
   CHECK(first.poll_us > 0);
   CHECK(first.block_us > 0);
   CHECK(first.map_us > 0);
-  // Blocking, or a map at the view, only where it won in every block.
+  // Blocking only where it won in every block; a map at the view where it
+  // won in most blocks and over all rounds.
   CHECK(first.blocks == detail::kWaitBlocks);
   CHECK(first.block_wins >= 0);
   CHECK(first.block_wins <= first.blocks);
   CHECK(first.map_wins >= 0);
   CHECK(first.map_wins <= first.blocks);
   CHECK(first.poll == (first.block_wins < first.blocks));
-  CHECK(first.map_at_view == (first.map_wins == first.blocks));
+  CHECK(first.map_at_view == (first.map_wins >= detail::kMapWinBlocks &&
+                              first.map_us < detail::kMapMustWinBy * std::min(first.poll_us, first.block_us)));
   // Coarse-grained SVM, timed in the same rounds where the device offers it.
   CHECK(first.svm_measured == env.caps.svm_coarse_grain_buffer);
   if (first.svm_measured) {
@@ -43,7 +46,9 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
     CHECK(first.svm_map_wins <= first.blocks);
     CHECK(first.reason.find("coarse-grained SVM") != std::string::npos);
   }
-  CHECK(first.svm_map_at_view == (first.svm_measured && first.svm_map_wins == first.blocks));
+  CHECK(first.svm_map_at_view ==
+        (first.svm_measured && first.svm_map_wins >= detail::kMapWinBlocks &&
+         first.svm_map_us < detail::kMapMustWinBy * std::min(first.svm_poll_us, first.svm_block_us)));
   CHECK(first.reason.find("measured") != std::string::npos);
 
   // Kept: a second measurement would not give the very same medians.

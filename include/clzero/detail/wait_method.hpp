@@ -18,10 +18,14 @@
 // the first tensor on a device times a small kernel (1024 work-items, on a
 // private queue of the engine's context) whose output, a CL_MEM_ALLOC_HOST_PTR
 // buffer, is made visible each way, interleaved, in kWaitBlocks blocks
-// kWaitBlockGap apart. A blocking map is kept only where it beats both others
-// clearly (below 0.95 times the faster) in every block, polling unless
-// clWaitForEvents beats it clearly (below 0.9 times) in every block; the
-// result is kept for the device for the rest of the process. The blocks
+// kWaitBlockGap apart. Polling is kept unless clWaitForEvents beats it
+// clearly (below 0.9 times) in every block. A map at the view is chosen
+// where it beats both waits clearly (below 0.95 times the faster) over all
+// rounds and in most blocks (kMapWinBlocks of kWaitBlocks): requiring every
+// block made a clear difference lose on a noisy device (PoCL 5.0 on the
+// H200's 16 cores: a blocking SVM map at 0.72 to 0.90 times the polled
+// map's time over all rounds won clearly in 3 of 5 blocks, twice in three
+// runs). The result is kept for the device for the rest of the process. The blocks
 // make the choice survive a spell of load at the moment it is made: loaded,
 // the three waits measure alike within noise, and one measurement of 25
 // rounds in one block on PoCL 3.1 (2 vCPUs, the machine compressing and
@@ -81,9 +85,11 @@ constexpr double kBlockMustWinBy = 0.9;
 constexpr double kMapMustWinBy = 0.95;
 // Each way is timed in kWaitBlocks blocks of kWaitBlockRounds rounds,
 // kWaitBlockGap apart (the gaps make a device's first tensor 20 ms slower to
-// construct, once per process), and a way other than polling must win in
-// every block.
+// construct, once per process). clWaitForEvents must win in every block, a
+// map at the view in kMapWinBlocks of them (and over all rounds), so that a
+// spell of load in one or two blocks decides neither.
 constexpr int kWaitBlocks = 5;
+constexpr int kMapWinBlocks = 3;
 constexpr int kWaitBlockRounds = 12;
 constexpr std::chrono::milliseconds kWaitBlockGap{5};
 
@@ -97,7 +103,7 @@ struct WaitMethod {
   double map_us = 0;         ///< median of kernel, blocking map
   int blocks = 0;            ///< blocks measured (kWaitBlocks)
   int block_wins = 0;        ///< blocks where clWaitForEvents beat polling clearly
-  int map_wins = 0;          ///< blocks where the blocking map beat both clearly
+  int map_wins = 0;          ///< blocks where the blocking map beat both waits clearly
   // The same for coarse-grained buffer SVM (clEnqueueSVMMap), where the
   // device offers it; the views of such tensors map at the view by these.
   bool svm_measured = false;     ///< coarse-grained SVM was timed too
@@ -342,7 +348,7 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
     // Polling is bounded by the spin budget, so where it loses it loses
     // little.
     w.poll = w.block_wins < w.blocks;
-    w.map_at_view = w.map_wins == w.blocks;
+    w.map_at_view = w.map_wins >= kMapWinBlocks && w.map_us < kMapMustWinBy * std::min(w.poll_us, w.block_us);
     char text[300];
     std::snprintf(text, sizeof text,
                   "measured on a small kernel in %d blocks: polling %.1f us, clWaitForEvents %.1f us, blocking map "
@@ -354,7 +360,8 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
       w.svm_poll_us = median(all[kSvm][kPoll]);
       w.svm_block_us = median(all[kSvm][kWait]);
       w.svm_map_us = median(all[kSvm][kMap]);
-      w.svm_map_at_view = w.svm_map_wins == w.blocks;
+      w.svm_map_at_view = w.svm_map_wins >= kMapWinBlocks &&
+                          w.svm_map_us < kMapMustWinBy * std::min(w.svm_poll_us, w.svm_block_us);
       std::snprintf(text, sizeof text,
                     "; coarse-grained SVM: polling %.1f us, clWaitForEvents %.1f us, blocking clEnqueueSVMMap %.1f "
                     "us, the blocking map clearly faster in %d",
