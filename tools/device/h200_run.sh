@@ -222,7 +222,9 @@ stage_sequences() {
   # each NVIDIA run (cuda-zero-copy-runN.json), so that clzero's Auto is held
   # against a CUDA run minutes, not a stage, apart.
   for run in $(seq 1 "${SEQUENCES_RUNS:-1}"); do
-    if [ -x "$build/cuda_zero_copy" ]; then
+    # Only where an NVIDIA run follows: before PoCL runs a CUDA run
+    # compares nothing.
+    if [ -x "$build/cuda_zero_copy" ] && [[ " ${SEQUENCES_PLATFORMS:-nvidia pocl} " == *" nvidia "* ]]; then
       run_for 60 "$out/cuda-zero-copy-run$run.log" "$build/cuda_zero_copy" --filter cuda.zero_copy \
         --json "$out/cuda-zero-copy-run$run.json"
       note "CUDA zero copy (before run $run): $(status $?)"

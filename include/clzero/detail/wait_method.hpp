@@ -160,7 +160,7 @@ inline bool offers_coarse_svm(cl_device_id device) noexcept {
 /// buffer's does: on PoCL 5.0 (the H200's host CPU) a blocking
 /// clEnqueueSVMMap made a small output visible in 0.85 times the polled
 /// map's time, while a blocking clEnqueueMapBuffer was no faster than
-/// polling (docs/bench/sequences/h200-pocl-7c74ce4-run*.json); on PoCL 3.1
+/// polling (docs/logs/h200/20-final-7c74ce4/json/, PoCL runs); on PoCL 3.1
 /// the blocking SVM map took 1.5 times as long. The views of the two kinds
 /// map at the view or not each by their own measurement; both poll or both
 /// block by the buffer's. Any OpenCL failure of the buffer's probe falls
