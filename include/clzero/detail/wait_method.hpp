@@ -161,7 +161,9 @@ inline bool offers_coarse_svm(cl_device_id device) noexcept {
 /// clEnqueueSVMMap made a small output visible in 0.85 times the polled
 /// map's time, while a blocking clEnqueueMapBuffer was no faster than
 /// polling (docs/logs/h200/20-final-7c74ce4/json/, PoCL runs); on PoCL 3.1
-/// the blocking SVM map took 1.5 times as long. The views of the two kinds
+/// (2 vCPUs) the blocking SVM map took 1.5 times as long in those runs, and
+/// measured faster in later ones (docs/logs/ci/21-sequences-pocl31/): the
+/// machine's state decides, so it is measured. The views of the two kinds
 /// map at the view or not each by their own measurement; both poll or both
 /// block by the buffer's. Any OpenCL failure of the buffer's probe falls
 /// back to wait_rule, naming the failing call; a failure of the SVM probe
