@@ -21,6 +21,7 @@
 // to the view, and whether the view's SVM map blocks) and by what they read:
 // every element of every inference, with values that change each time.
 #include <dlfcn.h>
+#include <time.h>
 
 #include <clzero/clzero.hpp>
 
@@ -29,6 +30,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "support/catch.hpp"
 #include "support/test_env.hpp"
@@ -50,6 +52,14 @@ Costly costly() {
 }
 
 std::atomic<int> svm_blocking_maps{0}, svm_nonblocking_maps{0};
+
+// The block test: while costly_blocks >= 0, the non-blocking SVM maps of the
+// first costly_blocks blocks of a measurement spin kCost, and the blocking
+// ones of the blocks after them. The measurement sleeps between its blocks
+// (std::this_thread::sleep_for, which libstdc++ makes a call of nanosleep in
+// this executable): the sleeps seen so far are the block's index.
+std::atomic<int> costly_blocks{-1};
+std::atomic<int> sleeps_seen{0};
 
 void spin() {
   const auto until = Clock::now() + kCost;
@@ -76,6 +86,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool 
   static const Fn real = next_definition<Fn>("clEnqueueSVMMap");
   ++(blocking ? svm_blocking_maps : svm_nonblocking_maps);
   if ((costly() == Costly::svm_polled && !blocking) || (costly() == Costly::svm_blocking && blocking)) spin();
+  if (costly_blocks.load() >= 0 && (sleeps_seen.load() < costly_blocks.load()) != (blocking != CL_FALSE)) spin();
   return real(queue, blocking, flags, ptr, size, waits, wait_list, event);
 }
 
@@ -87,6 +98,13 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
   static const Fn real = next_definition<Fn>("clEnqueueMapBuffer");
   if ((costly() == Costly::svm_polled && blocking) || (costly() == Costly::svm_blocking && !blocking)) spin();
   return real(queue, buffer, blocking, flags, offset, size, waits, wait_list, event, rc);
+}
+
+int nanosleep(const struct timespec* request, struct timespec* remaining) {
+  using Fn = int (*)(const struct timespec*, struct timespec*);
+  static const Fn real = next_definition<Fn>("nanosleep");
+  if (costly_blocks.load() >= 0) ++sleeps_seen;
+  return real(request, remaining);
 }
 
 }  // extern "C"
@@ -153,4 +171,30 @@ TEST_CASE("Coarse-grained SVM views map at the view by their own measurement, no
   deferred = blocking = nonblocking = 0;
   CHECK(five_inferences(buffer, n, deferred, blocking, nonblocking) == 0);
   CHECK(deferred == (svm_polled_costly ? 0 : 5));
+}
+
+// A map at the view needs a clear win over all rounds and in most of the 5
+// blocks. The blocking SVM map is made to win clearly in 3 blocks (its
+// polled rivals slowed there) and to lose in the other 2 (itself slowed):
+// it wins 3 blocks and, over all rounds, its median is the unslowed one
+// while theirs is slowed, so it is chosen. The other way round, 2 blocks,
+// it is not. Requiring every block (3f008de's rule) fails the first; one
+// block, or no look at all rounds, the second.
+TEST_CASE("A map at the view needs most blocks and all rounds", "[wait_svm_blocks]") {
+  Env& env = Env::get();
+  if (!env.caps.svm_coarse_grain_buffer) {
+    WARN("not run: the device offers no coarse-grained buffer SVM");
+    return;
+  }
+  for (const int slowed : {3, 2}) {
+    sleeps_seen = 0;
+    costly_blocks = slowed;
+    const detail::WaitMethod w = detail::measure_wait(env.context, env.device);
+    costly_blocks = -1;
+    INFO("polled SVM maps slowed in " << slowed << " blocks, the blocking one in the others: " << w.reason);
+    REQUIRE(sleeps_seen.load() == detail::kWaitBlocks - 1);  // the blocks were told apart
+    REQUIRE(w.svm_measured);
+    CHECK(w.svm_map_wins == slowed);
+    CHECK(w.svm_map_at_view == (slowed == 3));
+  }
 }
