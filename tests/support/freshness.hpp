@@ -44,6 +44,19 @@ const char* kernel_name(const char* u32, const char* u8) {
   return std::is_same<T, std::uint8_t>::value ? u8 : u32;
 }
 
+/// One inference's device side: `fill` (fill_u32 or fill_u8) writes the
+/// values of iteration `iter` into every element of `tensor`, in an access
+/// of the tensor on `queue`.
+template <class Tensor>
+void fill_iteration(Tensor& tensor, Kernel& fill, std::size_t elements, std::uint32_t iter,
+                    cl_command_queue queue = Env::get().queue) {
+  auto dev = tensor.device_access();
+  dev.bind(fill.k, 0);
+  fill.arg(1, static_cast<cl_uint>(elements));
+  fill.arg(2, static_cast<cl_uint>(iter));
+  launch(queue, fill.k, elements, dev);
+}
+
 /// Output intent: the device writes, the host reads every element.
 template <class T, class Policy>
 Verdict output_freshness(const typename Policy::Options& options, std::size_t elements, int iterations,
@@ -51,16 +64,9 @@ Verdict output_freshness(const typename Policy::Options& options, std::size_t el
   Env& env = Env::get();
   clzero::MappedTensor<T, Policy> tensor(env.context, queue, {elements}, clzero::Intent::output, options);
   Kernel fill(kernel_name<T>("fill_u32", "fill_u8"));
-  const cl_uint n = static_cast<cl_uint>(elements);
   Verdict v;
   for (int iter = 1; iter <= iterations; ++iter) {
-    {
-      auto dev = tensor.device_access();
-      dev.bind(fill.k, 0);
-      fill.arg(1, n);
-      fill.arg(2, static_cast<cl_uint>(iter));
-      launch(queue, fill.k, elements, dev);
-    }
+    fill_iteration(tensor, fill, elements, static_cast<std::uint32_t>(iter), queue);
     auto view = tensor.read_view();
     for (std::size_t i = 0; i < view.size(); ++i)
       v.compare(iter, i, view[i], expected_value<T>(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(iter)));

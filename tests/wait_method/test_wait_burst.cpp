@@ -15,7 +15,6 @@
 // as a polling thread does when it shares its core with other work, while
 // clWaitForEvents and the blocking map are left alone. Polling then looks
 // slower than blocking for as long as the burst lasts.
-#include <dlfcn.h>
 
 #include <clzero/clzero.hpp>
 
@@ -26,6 +25,7 @@
 #include <thread>
 
 #include "support/catch.hpp"
+#include "support/interpose.hpp"
 #include "support/test_env.hpp"
 
 namespace {
@@ -42,12 +42,7 @@ long long now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-template <class Fn>
-Fn next_definition(const char* name) {
-  void* f = dlsym(RTLD_NEXT, name);
-  if (f == nullptr) std::abort();  // the loader always exports both
-  return reinterpret_cast<Fn>(f);
-}
+using clzero_test::next_definition;
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "support/catch.hpp"
+#include "support/freshness.hpp"
 #include "support/test_env.hpp"
 
 using namespace clzero;
@@ -67,13 +68,7 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
   MappedTensor<std::uint32_t, policy::MapPerInference> t(env.context, env.queue, {n}, Intent::output);
   Kernel fill("fill_u32");
   for (cl_uint iter = 1; iter <= 5; ++iter) {
-    {
-      auto dev = t.device_access();
-      dev.bind(fill.k, 0);
-      fill.arg(1, static_cast<cl_uint>(n));
-      fill.arg(2, iter);
-      launch(env.queue, fill.k, n, dev);
-    }
+    fill_iteration(t, fill, n, iter);
     auto view = t.read_view();
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) wrong += view[i] != value(static_cast<std::uint32_t>(i), iter) ? 1 : 0;

@@ -20,7 +20,6 @@
 // Each way the views are checked by what they do (whether the map is left
 // to the view, and whether the view's SVM map blocks) and by what they read:
 // every element of every inference, with values that change each time.
-#include <dlfcn.h>
 #include <time.h>
 
 #include <clzero/clzero.hpp>
@@ -33,6 +32,8 @@
 #include <thread>
 
 #include "support/catch.hpp"
+#include "support/interpose.hpp"
+#include "support/freshness.hpp"
 #include "support/test_env.hpp"
 
 namespace {
@@ -67,12 +68,7 @@ void spin() {
   }
 }
 
-template <class Fn>
-Fn next_definition(const char* name) {
-  void* f = dlsym(RTLD_NEXT, name);
-  if (f == nullptr) std::abort();  // the loader exports both
-  return reinterpret_cast<Fn>(f);
-}
+using clzero_test::next_definition;
 
 }  // namespace
 
@@ -120,17 +116,10 @@ namespace {
 template <class Tensor>
 std::size_t five_inferences(Tensor& t, std::size_t n, int& deferred, int& view_blocking_maps,
                             int& view_nonblocking_maps) {
-  Env& env = Env::get();
   Kernel fill("fill_u32");
   std::size_t wrong = 0;
   for (cl_uint iter = 11; iter <= 15; ++iter) {
-    {
-      auto dev = t.device_access();
-      dev.bind(fill.k, 0);
-      fill.arg(1, static_cast<cl_uint>(n));
-      fill.arg(2, iter);
-      launch(env.queue, fill.k, n, dev);
-    }
+    fill_iteration(t, fill, n, iter);
     deferred += detail::host_side_deferred(t.policy(), 0) ? 1 : 0;
     const int blocking_before = svm_blocking_maps.load(), nonblocking_before = svm_nonblocking_maps.load();
     auto view = t.read_view();
