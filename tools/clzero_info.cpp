@@ -8,6 +8,7 @@
 //   clzero-info [--no-measure] [--platform SUBSTRING] [--iterations N]
 #include <clzero/clzero.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -79,10 +80,17 @@ void device_report(cl_device_id device, const Args& args) {
   // How host views wait on this device: measured once per device
   // (detail/wait_method.hpp), the same measurement every tensor uses.
   const clzero::detail::WaitMethod wait = clzero::detail::wait_method(context.get(), device);
-  char spin[160];
-  std::snprintf(spin, sizeof spin,
-                "poll for up to %.0f us (or 1.25 times the tensor's last wait, at most 10 ms), then clWaitForEvents",
-                static_cast<double>(clzero::detail::spin_wait_ns().load()) / 1000.0);
+  char spin[200];
+  const double base_us = static_cast<double>(clzero::detail::spin_wait_ns().load()) / 1000.0;
+  if (wait.block_after_us > 0)
+    std::snprintf(spin, sizeof spin,
+                  "poll for up to %.0f us, then clWaitForEvents; clWaitForEvents at once where the tensor's last "
+                  "wait took longer",
+                  std::max(base_us, wait.block_after_us));
+  else
+    std::snprintf(spin, sizeof spin,
+                  "poll for up to %.0f us (or 1.25 times the tensor's last wait, at most 10 ms), then clWaitForEvents",
+                  base_us);
   row("host views wait", std::string(wait.poll ? spin : "clWaitForEvents at once") + " (" + wait.reason + ")");
   const std::size_t sizes[] = {4096, std::size_t{1} << 20, std::size_t{16} << 20};
   const auto candidates = clzero::policy::available(c, clzero::Intent::output);

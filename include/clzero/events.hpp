@@ -197,7 +197,11 @@ constexpr long long kMaxLearnedSpinNs = 10000000;
 /// (docs/benchmarks.md). Polling was measured faster than blocking on both:
 /// on NVIDIA's driver 580 it took a 4 KiB inference from 17.2 to 13.0 us,
 /// and on PoCL 3.1 a polled event beat clWaitForEvents in the legal
-/// sequences of every memory kind. Zero blocks at once on every device.
+/// sequences of every memory kind. On CPU devices the bound is the
+/// device's long wait instead (WaitMethod::block_after_us, at least this
+/// budget): a view polls up to it, and blocks at once where the tensor's
+/// last wait was longer, because there the polling core is one the kernel's
+/// work-items would run on. Zero blocks at once on every device.
 /// Process-wide.
 inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
   detail::spin_wait_ns().store(spin.count() > 0 ? static_cast<long long>(spin.count()) : 0);
@@ -206,11 +210,15 @@ inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
 namespace detail {
 
 /// How a tensor's host views wait for events: whether they poll first (the
-/// device's measured wait), and how long the tensor's last wait took. Each
-/// policy keeps its own copy (in its QueueContext), so a tensor learns from
-/// its own waits only.
+/// device's measured wait), how long the tensor's last wait took, and, on
+/// CPU devices, the wait beyond which they block at once. Each policy keeps
+/// its own copy (in its QueueContext), so a tensor learns from its own
+/// waits only.
 struct HostWait {
   bool poll = false;
+  // CPU devices: a view polls up to this long, and blocks at once where the
+  // tensor's last wait took longer (0: no such bound, the learned budget).
+  long long block_after_ns = 0;
   // The last wait that ended in success after finding an event incomplete
   // at its first look, from its start to its end.
   mutable long long last_ns = 0;
@@ -220,12 +228,24 @@ struct HostWait {
 constexpr unsigned kPollsPerClockRead = 8;
 
 /// The poll budget of the next wait: zero when the device's wait is not
-/// polling or set_spin_wait(0) was called; else set_spin_wait()'s budget,
-/// or 1.25 times the last wait if that is longer, at most kMaxLearnedSpinNs.
+/// polling or set_spin_wait(0) was called. Else, on CPU devices, the longer
+/// of set_spin_wait()'s budget and the device's long wait, or zero where the
+/// last wait reached that bound; elsewhere set_spin_wait()'s budget, or 1.25
+/// times the last wait if that is longer, at most kMaxLearnedSpinNs.
 inline long long spin_budget_ns(const HostWait& w) noexcept {
   const long long base = spin_wait_ns().load(std::memory_order_relaxed);
   if (!w.poll || base <= 0) return 0;
+  if (w.block_after_ns > 0) {
+    const long long bound = std::max(base, w.block_after_ns);
+    return w.last_ns >= bound ? 0 : bound;
+  }
   return std::max(base, std::min(kMaxLearnedSpinNs, w.last_ns + w.last_ns / 4));
+}
+
+/// Whether a wait that blocks at once is still timed: on CPU devices, where
+/// the next wait polls again once the tensor's waits have become short.
+inline bool times_blocked_waits(const HostWait& w) noexcept {
+  return w.poll && w.block_after_ns > 0 && spin_wait_ns().load(std::memory_order_relaxed) > 0;
 }
 
 /// clWaitForEvents, after polling the events for the tensor's spin budget
@@ -233,7 +253,7 @@ inline long long spin_budget_ns(const HostWait& w) noexcept {
 /// all completed); a wait that succeeded is remembered for the next budget.
 inline cl_int await(const EventList& events, const HostWait& w) noexcept {
   const long long spin = spin_budget_ns(w);
-  if (spin <= 0) return clWaitForEvents(events.count(), events.data());
+  if (spin <= 0 && !times_blocked_waits(w)) return clWaitForEvents(events.count(), events.data());
   // 1: all complete; 0: not yet; -1: one failed or its status cannot be
   // read (clWaitForEvents then reports it).
   const auto poll = [&events]() noexcept {
@@ -253,7 +273,7 @@ inline cl_int await(const EventList& events, const HostWait& w) noexcept {
   if (state == 1) return CL_SUCCESS;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  if (state == 0) {
+  if (state == 0 && spin > 0) {
     // The clock is read every kPollsPerClockRead looks only, and the wait
     // remembered is the time at the last read: a read is not free (about
     // 50 ns here, more where the clock is not the TSC), and each one between

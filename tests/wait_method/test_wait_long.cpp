@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+// On a CPU device a host view that polls takes a core the kernel's
+// work-items would run on, so a long wait blocks (detail/wait_method.hpp,
+// WaitMethod::block_after_us): a view polls up to the device's long wait,
+// and once a tensor's wait took longer, its next view blocks in
+// clWaitForEvents at once; when its waits become short again, it polls
+// again. Interleaved on PoCL 3.1 (2 vCPUs), fine-grained SVM polled took
+// 1.19 times clWaitForEvents' time at 64 MiB, while clzero's views polled
+// up to 10 ms (docs/logs/ci/22-long-wait-pocl31/).
+//
+// The waits are made here, not by this machine's speed: each inference's
+// kernel waits, on the in-order queue, behind a marker gated by a user
+// event that a thread completes kLongGate later (three times the longest
+// long wait, 10 ms). That a tensor polls again once its waits are short is
+// checked on detail::await itself, with user events and a bound the test
+// sets: on PoCL 3.1 a kernel released by a user event, even at once, took
+// over 600 us now and then, and a kernel of its own often completed before
+// the view's first look, so neither makes a short wait that is sure to be
+// short and not yet over. This executable defines clWaitForEvents and clGetEventInfo
+// itself (ELF interposition: the calls the headers compile into it land
+// here) to count what each view does, and passes them on to the loader's.
+#include <clzero/clzero.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "support/catch.hpp"
+#include "support/freshness.hpp"
+#include "support/interpose.hpp"
+#include "support/test_env.hpp"
+
+namespace {
+
+std::atomic<int> waits{0};   // clWaitForEvents calls
+std::atomic<int> looks{0};   // status queries (CL_EVENT_COMMAND_EXECUTION_STATUS)
+constexpr auto kLongGate = std::chrono::milliseconds(30);
+constexpr int kInferences = 6;
+
+using clzero_test::next_definition;
+
+}  // namespace
+
+extern "C" {
+
+CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* events) {
+  using Fn = cl_int(CL_API_CALL*)(cl_uint, const cl_event*);
+  static const Fn real = next_definition<Fn>("clWaitForEvents");
+  ++waits;
+  return real(count, events);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
+                                               size_t* size_ret) {
+  using Fn = cl_int(CL_API_CALL*)(cl_event, cl_event_info, size_t, void*, size_t*);
+  static const Fn real = next_definition<Fn>("clGetEventInfo");
+  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS) ++looks;
+  return real(event, name, size, value, size_ret);
+}
+
+}  // extern "C"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+/// What one view's opening did.
+struct Opened {
+  int waits = 0;
+  int looks = 0;
+};
+
+/// One inference through `t`: where `gate` is positive, the kernel waits
+/// behind a user event that a thread completes `gate` later; the host opens
+/// a view (counted) and reads every element. Adds the wrong elements to
+/// `wrong`.
+template <class Tensor>
+Opened inference(Tensor& t, Kernel& fill, std::size_t n, std::uint32_t iter, std::chrono::microseconds gate,
+                 std::size_t& wrong) {
+  Env& env = Env::get();
+  cl_event user = nullptr;
+  if (gate.count() > 0) {
+    cl_int rc = CL_SUCCESS;
+    user = clCreateUserEvent(env.context, &rc);
+    ok(rc, "clCreateUserEvent");
+    ok(clEnqueueMarkerWithWaitList(env.queue, 1, &user, nullptr), "clEnqueueMarkerWithWaitList");
+  }
+  fill_iteration(t, fill, n, iter);
+  std::thread opener;
+  if (user != nullptr)
+    opener = std::thread([user, gate] {
+      std::this_thread::sleep_for(gate);
+      clSetUserEventStatus(user, CL_COMPLETE);
+    });
+  Opened o;
+  const int waits_before = waits.load(), looks_before = looks.load();
+  {
+    auto view = t.read_view();
+    o.waits = waits.load() - waits_before;
+    o.looks = looks.load() - looks_before;
+    for (std::size_t i = 0; i < n; ++i) wrong += view[i] != value(static_cast<std::uint32_t>(i), iter) ? 1 : 0;
+  }
+  if (opener.joinable()) opener.join();
+  if (user != nullptr) clReleaseEvent(user);
+  return o;
+}
+
+/// Long waits, then short ones, through `t`.
+template <class Tensor>
+void long_then_short(Tensor& t, const char* name) {
+  const std::size_t n = t.size();
+  Kernel fill("fill_u32");
+  std::size_t wrong = 0;
+  std::uint32_t iter = 1;
+  std::string seen;
+  // The first long wait polls up to the long wait, then blocks; every later
+  // one blocks at once, after one look at each event.
+  for (int i = 0; i < kInferences; ++i) {
+    const Opened o = inference(t, fill, n, iter++, kLongGate, wrong);
+    seen += " long: " + std::to_string(o.waits) + " waits, " + std::to_string(o.looks) + " looks;";
+    INFO(name << ":" << seen);
+    CHECK(o.waits >= 1);
+    if (i > 0) CHECK(o.looks <= 4);
+  }
+
+  // Short kernels again, read fresh whichever way the views wait.
+  for (int i = 0; i < kInferences; ++i) inference(t, fill, n, iter++, std::chrono::microseconds(0), wrong);
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("On a CPU device a view blocks at once after a long wait, and polls again after short ones",
+          "[wait_long]") {
+  Env& env = Env::get();
+  if (!env.caps.is_cpu()) {
+    WARN("not run: not a CPU device (the long wait bounds polling on CPU devices only)");
+    return;
+  }
+  const std::size_t n = 4096;
+  MappedTensor<std::uint32_t, policy::Persistent> persistent(env.context, env.queue, {n}, Intent::output);
+  const detail::WaitMethod w = detail::wait_method(env.context, env.device);
+  INFO("the device's wait: " << w.reason);
+  if (!w.poll) {
+    WARN("not run: the device's views do not poll (" << w.reason << ")");
+    return;
+  }
+  // The long gate is three times the longest long wait.
+  REQUIRE(w.block_after_us >= detail::kMinLongWaitUs);
+  REQUIRE(w.block_after_us <= detail::kMaxLongWaitUs);
+  REQUIRE(std::chrono::microseconds(kLongGate).count() >= 3 * detail::kMaxLongWaitUs);
+
+  // Where buffer views map at the view, their blocking map is their wait.
+  if (!w.map_at_view) {
+    long_then_short(persistent, "Persistent");
+    MappedTensor<std::uint32_t, policy::MapPerInference> per_inference(env.context, env.queue, {n},
+                                                                       Intent::output);
+    long_then_short(per_inference, "MapPerInference");
+  }
+  if (!w.map_at_view && !env.caps.svm_fine_grain_buffer)
+    WARN("not run: buffer views map at the view and the device has no fine-grained SVM");
+  if (env.caps.svm_fine_grain_buffer) {
+    MappedTensor<std::uint32_t, policy::Svm> fine(env.context, env.queue, {n}, Intent::output,
+                                                  policy::Svm::Options{policy::Svm::Grain::fine});
+    long_then_short(fine, "Svm (fine)");
+  }
+}
+
+namespace {
+
+/// Waits through detail::await for a user event that a thread completes
+/// `gate` later; what the wait did.
+Opened await_gated(const detail::HostWait& w, std::chrono::microseconds gate) {
+  cl_int rc = CL_SUCCESS;
+  cl_event user = clCreateUserEvent(Env::get().context, &rc);
+  ok(rc, "clCreateUserEvent");
+  EventList events;
+  events.retain(user);
+  std::thread opener([user, gate] {
+    std::this_thread::sleep_for(gate);
+    clSetUserEventStatus(user, CL_COMPLETE);
+  });
+  const int waits_before = waits.load(), looks_before = looks.load();
+  const cl_int done = detail::await(events, w);
+  Opened o{waits.load() - waits_before, looks.load() - looks_before};
+  opener.join();
+  clReleaseEvent(user);
+  CHECK(done == CL_SUCCESS);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("A wait past the long-wait bound blocks at once next time, and polls again after a short one",
+          "[wait_long_unit]") {
+  detail::HostWait w;
+  w.poll = true;
+  w.block_after_ns = 20'000'000;  // 20 ms
+  const auto longer = std::chrono::milliseconds(60), shorter = std::chrono::milliseconds(1);
+
+  Opened o = await_gated(w, longer);  // nothing learned yet: polls up to 20 ms, then blocks
+  CHECK(o.looks > 1);
+  CHECK(o.waits == 1);
+  CHECK(w.last_ns >= 50'000'000);
+  o = await_gated(w, longer);  // the last wait was long: blocks after one look
+  CHECK(o.looks == 1);
+  CHECK(o.waits == 1);
+  o = await_gated(w, shorter);  // still blocks at once, and learns the short wait
+  CHECK(o.looks == 1);
+  CHECK(o.waits == 1);
+  CHECK(w.last_ns < 20'000'000);
+  o = await_gated(w, shorter);  // polls again
+  CHECK(o.looks > 1);
+  CHECK(o.waits == 0);
+
+  // set_spin_wait(0) never polls, bound or not.
+  set_spin_wait(std::chrono::nanoseconds(0));
+  o = await_gated(w, shorter);
+  set_spin_wait(std::chrono::microseconds(100));
+  CHECK(o.looks == 0);
+  CHECK(o.waits == 1);
+}
