@@ -527,6 +527,15 @@ class MappedTensor {
     constexpr const char* doing = "MappedTensor: constructing";
     detail::QueueContext q = detail::QueueContext::make(context, queue, doing);
     q.in_ring = slot == Slot::in_ring;
+    // A slot's views poll through long waits even on CPU devices: when a
+    // slot completes, the device is busy with the next one's kernel, so a
+    // thread woken from clWaitForEvents waits for a core behind its
+    // work-items, while a polling one holds its core already. Blocking
+    // after the long wait, rings of 64 MiB slots on PoCL 3.1 (2 vCPUs) ran
+    // 1.08 to 1.15 times the fastest hand-written ring, which polls, in three
+    // of three runs (docs/logs/ci/22-sequences-pocl31/), polling at most 1.07
+    // in six (docs/logs/ci/21-sequences-pocl31/).
+    if (q.in_ring) q.host_wait.block_after_ns = 0;
     if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
       detail::raise_invalid(doing,
                             "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +

@@ -224,3 +224,39 @@ TEST_CASE("A wait past the long-wait bound blocks at once next time, and polls a
   CHECK(o.looks == 0);
   CHECK(o.waits == 1);
 }
+
+// A TensorRing's slots keep polling through waits longer than the long
+// wait: when a slot completes, the device is busy with the next one's
+// kernel, and a thread woken from clWaitForEvents would wait for a core
+// behind its work-items (mapped_tensor.hpp). A gate of twice the long wait
+// makes every wait long; from each slot's second wait on, a view must poll
+// (look more than once) rather than block at once. It polls as long as the
+// slot's last wait took plus a quarter, and may still block after that where
+// the gate's thread wakes late.
+TEST_CASE("A TensorRing's slots poll through long waits on a CPU device", "[wait_long_ring]") {
+  Env& env = Env::get();
+  if (!env.caps.is_cpu()) {
+    WARN("not run: not a CPU device (the long wait bounds polling on CPU devices only)");
+    return;
+  }
+  const std::size_t n = 4096;
+  TensorRing<std::uint32_t, policy::Persistent> ring(env.context, env.queue, {n}, Intent::output, 2);
+  const detail::WaitMethod w = detail::wait_method(env.context, env.device);
+  INFO("the device's wait: " << w.reason);
+  if (!w.poll) {  // a slot's map always follows its kernels: no map at the view
+    WARN("not run: the device's views do not poll (" << w.reason << ")");
+    return;
+  }
+  const auto gate = std::chrono::microseconds(static_cast<long long>(2 * w.block_after_us));
+  Kernel fill("fill_u32");
+  std::size_t wrong = 0;
+  std::string seen;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    const Opened o = inference(ring[i], fill, n, i + 1, gate, wrong);
+    seen += " slot " + std::to_string(i % 2) + ": " + std::to_string(o.waits) + " waits, " +
+            std::to_string(o.looks) + " looks;";
+    INFO("gate " << gate.count() << " us:" << seen);
+    if (i >= 2) CHECK(o.looks > 1);  // each slot's first wait was long
+  }
+  CHECK(wrong == 0);
+}
