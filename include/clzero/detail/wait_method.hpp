@@ -104,10 +104,10 @@ constexpr std::chrono::milliseconds kWaitBlockGap{5};
 // PoCL 3.1 (2 vCPUs): polled 0.85 times clWaitForEvents' time at 1 MiB,
 // 0.94 at 4 MiB (about 650 us), 1.05 at 16 MiB (about 2.3 ms), 1.19 at
 // 64 MiB (docs/logs/ci/22-long-wait-pocl31/); on PoCL 5.0 (the H200's 16
-// cores) 1.00 to 1.13 at 64 MiB. The probe there put the wake-up at 4 to
-// 21 us, and with a floor of 500 us Auto blocked at 4 MiB and trailed the
-// polled SVM sequence by 1.06 and 1.04 in two of three runs
-// (docs/logs/h200/22-final-6a767a7/NOTES): hence the floor of 1 ms.
+// cores) 1.00 to 1.13 at 64 MiB. On PoCL 3.1 the probe put the wake-up at
+// 4 to 22 us, so with a floor of 500 us Auto blocked at 4 MiB and trailed
+// the polled SVM sequence by 1.06 and 1.04 in two of three runs
+// (docs/logs/ci/22-sequences-pocl31/): hence the floor of 1 ms.
 // TensorRing slots never block by this bound (mapped_tensor.hpp).
 constexpr double kWakesPerLongWait = 50;
 constexpr double kMinLongWaitUs = 1000;
