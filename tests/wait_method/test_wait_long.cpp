@@ -132,23 +132,30 @@ void long_then_short(Tensor& t, const char* name) {
   CHECK(wrong == 0);
 }
 
-}  // namespace
-
-TEST_CASE("On a CPU device a view blocks at once after a long wait, and polls again after short ones",
-          "[wait_long]") {
+/// Whether the device is a CPU device whose views poll, with its wait in
+/// `w`; otherwise says why the test does not run.
+bool polling_cpu_device(detail::WaitMethod& w) {
   Env& env = Env::get();
   if (!env.caps.is_cpu()) {
     WARN("not run: not a CPU device (the long wait bounds polling on CPU devices only)");
-    return;
+    return false;
   }
-  const std::size_t n = 4096;
-  MappedTensor<std::uint32_t, policy::Persistent> persistent(env.context, env.queue, {n}, Intent::output);
-  const detail::WaitMethod w = detail::wait_method(env.context, env.device);
-  INFO("the device's wait: " << w.reason);
+  w = detail::wait_method(env.context, env.device);
   if (!w.poll) {
     WARN("not run: the device's views do not poll (" << w.reason << ")");
-    return;
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("On a CPU device a view blocks at once after a long wait", "[wait_long]") {
+  Env& env = Env::get();
+  detail::WaitMethod w;
+  if (!polling_cpu_device(w)) return;
+  INFO("the device's wait: " << w.reason);
+  const std::size_t n = 4096;
   // The long gate is three times the longest long wait.
   REQUIRE(w.block_after_us >= detail::kMinLongWaitUs);
   REQUIRE(w.block_after_us <= detail::kMaxLongWaitUs);
@@ -156,12 +163,13 @@ TEST_CASE("On a CPU device a view blocks at once after a long wait, and polls ag
 
   // Where buffer views map at the view, their blocking map is their wait.
   if (!w.map_at_view) {
+    MappedTensor<std::uint32_t, policy::Persistent> persistent(env.context, env.queue, {n}, Intent::output);
     long_then_short(persistent, "Persistent");
     MappedTensor<std::uint32_t, policy::MapPerInference> per_inference(env.context, env.queue, {n},
                                                                        Intent::output);
     long_then_short(per_inference, "MapPerInference");
   }
-  if (!w.map_at_view && !env.caps.svm_fine_grain_buffer)
+  if (w.map_at_view && !env.caps.svm_fine_grain_buffer)
     WARN("not run: buffer views map at the view and the device has no fine-grained SVM");
   if (env.caps.svm_fine_grain_buffer) {
     MappedTensor<std::uint32_t, policy::Svm> fine(env.context, env.queue, {n}, Intent::output,
@@ -235,18 +243,11 @@ TEST_CASE("A wait past the long-wait bound blocks at once next time, and polls a
 // the gate's thread wakes late.
 TEST_CASE("A TensorRing's slots poll through long waits on a CPU device", "[wait_long_ring]") {
   Env& env = Env::get();
-  if (!env.caps.is_cpu()) {
-    WARN("not run: not a CPU device (the long wait bounds polling on CPU devices only)");
-    return;
-  }
+  detail::WaitMethod w;  // a slot's map always follows its kernels: no map at the view
+  if (!polling_cpu_device(w)) return;
+  INFO("the device's wait: " << w.reason);
   const std::size_t n = 4096;
   TensorRing<std::uint32_t, policy::Persistent> ring(env.context, env.queue, {n}, Intent::output, 2);
-  const detail::WaitMethod w = detail::wait_method(env.context, env.device);
-  INFO("the device's wait: " << w.reason);
-  if (!w.poll) {  // a slot's map always follows its kernels: no map at the view
-    WARN("not run: the device's views do not poll (" << w.reason << ")");
-    return;
-  }
   const auto gate = std::chrono::microseconds(static_cast<long long>(2 * w.block_after_us));
   Kernel fill("fill_u32");
   std::size_t wrong = 0;
