@@ -6,7 +6,7 @@
 // in about 0.85 times the polled map's time while a blocking buffer map was
 // no faster than polling, so coarse-grained Svm, which followed the buffer's
 // measurement, ran 1.15 to 1.25 times the fastest legal SVM sequence at 4 B
-// to 256 KiB (docs/logs/h200/20-final-7c74ce4/json/h200-pocl-7c74ce4-run*.json).
+// to 256 KiB (docs/logs/h200/20-final-7c74ce4/json/h200-pocl-7c74ce4-run*.json.xz).
 //
 // The costs are simulated, so that the test does not depend on how this
 // machine's implementation happens to compare them: this executable defines
