@@ -40,8 +40,8 @@ MODELS = [("elementwise", 4096), ("elementwise", 262144), ("elementwise", 419430
 SERIES = ("wait_us", "copy_us", "copy_run_us", "copy_readback_us", "copy_read_us",
           "map_us", "map_run_us", "map_map_us", "map_read_us", "map_unmap_us")
 # The devices, each a folder under the logs' root: (folder, how MNN reached it)
-DEVICES = (("h200/22-final-10728b9/call3-6a767a7/mnn/nvidia", "NVIDIA's OpenCL, H200 machine"),
-           ("ci/23-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine"))
+DEVICES = (("h200/23-final-4a206bb/call3-f8c9fde/mnn/nvidia", "NVIDIA's OpenCL, H200 machine"),
+           ("ci/24-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine"))
 STRINGS = ("platform", "device", "device_version", "driver")
 GOAL = 0.5
 
