@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ways to get a kernel's output into memory the caller allocated (as MNN's
+// copyToHostTensor must: the caller owns the host tensor), each timed from
+// the kernel's enqueue to the end of the caller's read of every element,
+// in one process, every way once per round in a shuffled order:
+//   read_pageable     the kernel writes a device buffer; blocking
+//                     clEnqueueReadBuffer into the caller's memory (MNN today)
+//   map_memcpy        the kernel writes an ALLOC_HOST_PTR buffer kept mapped
+//                     at rest; unmap before the kernel, blocking map after,
+//                     memcpy into the caller's memory (clzero's MNN patch)
+//   use_host_ptr_new  a USE_HOST_PTR buffer over the caller's memory, created
+//                     for the call: the kernel writes it, blocking map
+//                     (READ: the spec makes host_ptr hold the latest bits once
+//                     the map completes), unmap, release
+//   use_host_ptr_kept the same buffer kept from call to call (only legal
+//                     while the caller's memory outlives it)
+// The caller's memory is malloc'd with 64-byte alignment, as MNN's host
+// tensors are. Every element of every call is checked (untimed).
+//   g++ -std=c++17 -O3 tools/device/host_tensor_readback.cpp -lOpenCL && ./a.out [platform] [rounds]
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void ok(cl_int rc, const char* what) {
+  if (rc != CL_SUCCESS) {
+    std::fprintf(stderr, "host_tensor_readback: %s failed: %d\n", what, rc);
+    std::exit(1);
+  }
+}
+
+const char* kSource =
+    "__kernel void fill(__global uint* out, uint k) {"
+    "  uint i = get_global_id(0); out[i] = i * 2654435761u ^ k; }";
+
+uint64_t read_all(const uint32_t* data, size_t count) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < count; ++i) sum += data[i];
+  return sum;
+}
+
+bool fresh(const uint32_t* data, size_t count, uint32_t k) {
+  for (size_t i = 0; i < count; ++i)
+    if (data[i] != ((static_cast<uint32_t>(i) * 2654435761u) ^ k)) return false;
+  return true;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string want = argc > 1 ? argv[1] : "NVIDIA";
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 200;
+  cl_uint count = 0;
+  ok(clGetPlatformIDs(0, nullptr, &count), "clGetPlatformIDs");
+  std::vector<cl_platform_id> platforms(count);
+  ok(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs");
+  cl_platform_id platform = nullptr;
+  for (auto p : platforms) {
+    char name[256] = {};
+    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+    if (std::string(name).find(want) != std::string::npos) platform = p;
+  }
+  if (platform == nullptr) {
+    std::fprintf(stderr, "host_tensor_readback: no platform named like '%s'\n", want.c_str());
+    return 1;
+  }
+  cl_device_id device = nullptr;
+  ok(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  cl_int rc = CL_SUCCESS;
+  cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
+  ok(rc, "clCreateContext");
+  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, device, nullptr, &rc);
+  ok(rc, "clCreateCommandQueueWithProperties");
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &rc);
+  ok(rc, "clCreateProgramWithSource");
+  ok(clBuildProgram(prog, 1, &device, "", nullptr, nullptr), "clBuildProgram");
+  cl_kernel fill = clCreateKernel(prog, "fill", &rc);
+  ok(rc, "clCreateKernel");
+
+  const char* names[] = {"read_pageable", "map_memcpy", "use_host_ptr_new", "use_host_ptr_kept"};
+  constexpr int kWays = 4;
+  std::mt19937 shuffle(11);
+  std::printf("%-10s %-18s %10s %10s %10s\n", "bytes", "way", "median us", "p10 us", "p90 us");
+  for (size_t bytes : {size_t{4} << 10, size_t{256} << 10, size_t{4} << 20}) {
+    const size_t n = bytes / 4;
+    // The caller's host tensors, one per way, 64-byte aligned as MNN's.
+    std::vector<uint32_t*> host(kWays);
+    for (auto& h : host) {
+      h = static_cast<uint32_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+      std::memset(h, 0, bytes);
+    }
+    cl_mem device_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &rc);
+    ok(rc, "device buffer");
+    cl_mem pinned = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &rc);
+    ok(rc, "ALLOC_HOST_PTR buffer");
+    void* at_rest = clEnqueueMapBuffer(q, pinned, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
+    ok(rc, "first map");
+    cl_mem kept = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host[3], &rc);
+    ok(rc, "kept USE_HOST_PTR buffer");
+    std::vector<double> us[kWays];
+    uint64_t sink = 0;
+    uint32_t k = 1;
+    const size_t global = n;
+    for (int round = -10; round < rounds; ++round) {
+      int order[kWays] = {0, 1, 2, 3};
+      std::shuffle(order, order + kWays, shuffle);
+      for (int way : order) {
+        k = k * 1664525u + 1013904223u;
+        const auto t0 = Clock::now();
+        cl_mem target = way == 0 ? device_buf : way == 1 ? pinned : kept;
+        if (way == 1) ok(clEnqueueUnmapMemObject(q, pinned, at_rest, 0, nullptr, nullptr), "unmap at rest");
+        if (way == 2) {
+          target = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host[2], &rc);
+          ok(rc, "USE_HOST_PTR buffer for the call");
+        }
+        ok(clSetKernelArg(fill, 0, sizeof target, &target), "clSetKernelArg");
+        ok(clSetKernelArg(fill, 1, sizeof k, &k), "clSetKernelArg");
+        ok(clEnqueueNDRangeKernel(q, fill, 1, nullptr, &global, nullptr, 0, nullptr, nullptr), "kernel");
+        if (way == 0) ok(clEnqueueReadBuffer(q, device_buf, CL_TRUE, 0, bytes, host[0], 0, nullptr, nullptr), "read");
+        if (way == 1) {
+          at_rest = clEnqueueMapBuffer(q, pinned, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
+          ok(rc, "map");
+          std::memcpy(host[1], at_rest, bytes);
+        }
+        if (way >= 2) {
+          void* p = clEnqueueMapBuffer(q, target, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
+          ok(rc, "map USE_HOST_PTR");
+          if (p != host[way]) {
+            std::fprintf(stderr, "host_tensor_readback: the map of a USE_HOST_PTR buffer returned another pointer\n");
+            return 1;
+          }
+          ok(clEnqueueUnmapMemObject(q, target, p, 0, nullptr, nullptr), "unmap USE_HOST_PTR");
+          if (way == 2) {
+            ok(clFinish(q), "clFinish before release");
+            ok(clReleaseMemObject(target), "release");
+          }
+        }
+        sink += read_all(host[way], n);
+        const auto t1 = Clock::now();
+        if (!fresh(host[way], n, k)) {
+          std::fprintf(stderr, "host_tensor_readback: %s read a wrong element at %zu bytes\n", names[way], bytes);
+          return 1;
+        }
+        if (round >= 0) us[way].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      }
+    }
+    for (int way = 0; way < kWays; ++way) {
+      auto v = us[way];
+      std::sort(v.begin(), v.end());
+      std::printf("%-10zu %-18s %10.1f %10.1f %10.1f\n", bytes, names[way], median(v), v[v.size() / 10],
+                  v[v.size() * 9 / 10]);
+    }
+    ok(clFinish(q), "clFinish");
+    ok(clEnqueueUnmapMemObject(q, pinned, at_rest, 0, nullptr, nullptr), "last unmap");
+    ok(clFinish(q), "clFinish");
+    clReleaseMemObject(kept);
+    clReleaseMemObject(pinned);
+    clReleaseMemObject(device_buf);
+    for (auto h : host) std::free(h);
+    std::fflush(stdout);
+    (void)sink;
+  }
+  std::printf("every element of every call checked; medians of %d rounds\n", rounds);
+  return 0;
+}
