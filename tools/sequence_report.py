@@ -1062,7 +1062,8 @@ def kinds_block(run):
             "above it in some run (the largest ratio): %s" % (TARGET, runs, ", ".join(held) or "none",
                                                              "; ".join(missed) or "none"))
     if absent:
-        line += "; within it where confirmed, but not confirmed fresh in every run: %s" % "; ".join(absent)
+        line += ("; within it where confirmed, but not confirmed in every run (a run ended before it, or no "
+                 "candidate was fresh): %s" % "; ".join(absent))
     out.append(line + ".\n")
     if missed:
         out.append("Of those above it, further from their reference than any twin came from its original at that "
