@@ -4,7 +4,9 @@
 and fails on every kind of damage: a missing or doubled block, a changed
 generated line, and logs that are malformed, incomplete, from mixed devices,
 not bit-identical between MNN with and without the patch, disagreeing with
-the CPU backend, or with an output that did not change between inferences."""
+the CPU backend, or with an output that did not change between inferences;
+and likewise for the caller-memory block and the probe output it comes from
+(tools/device/host_tensor_readback)."""
 
 import json
 import os
@@ -32,6 +34,19 @@ def _tool_devices():
 
 
 NVIDIA, POCL = _tool_devices()
+
+
+def _probe_folder():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("engines_report", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return os.path.join(*module.PROBE[0][0].split("/")), module.PROBE[0][1]
+
+
+PROBE, PROBE_PREFIX = _probe_folder()
+PROBE_BEGIN = "<!-- engines_report:begin caller-memory -->"
+PROBE_END = "<!-- engines_report:end caller-memory -->"
 BEGIN = "<!-- engines_report:begin mnn -->"
 END = "<!-- engines_report:end mnn -->"
 
@@ -123,6 +138,49 @@ def main():
                     {"strings_from": "unpatched-0.json", "evidence": "Auto -> Svm", "why": "a test"})
         device_json("a device.json pointing at no file",
                     {"strings_from": "nothing.json", "evidence": "round 0", "why": "a test"})
+        # The caller-memory block, from tools/device/host_tensor_readback's output.
+        pb, pe = text.index(PROBE_BEGIN), text.index(PROBE_END)
+        run("caller-memory block missing", False, text[:pb] + text[pe + len(PROBE_END):])
+        plines = text[pb:pe].splitlines(keepends=True)
+        prow = next(i for i, line in enumerate(plines) if line.startswith("| `map_memcpy`"))
+        pdamaged = plines[:]
+        pdamaged[prow] = pdamaged[prow].replace(" | ", " | 9", 1)
+        run("a caller-memory row changed", False, text[:pb] + "".join(pdamaged) + text[pe:])
+
+        def damaged_probe(label, damage):
+            logs = os.path.join(tmp, "logs-" + str(len(os.listdir(tmp))))
+            shutil.copytree(LOGS, logs)
+            names = sorted(n for n in os.listdir(os.path.join(logs, PROBE)) if n.startswith(PROBE_PREFIX))
+            path = os.path.join(logs, PROBE, names[-1])
+            with open(path, encoding="utf-8") as f:
+                raw = f.read()
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(damage(raw))
+            run(label, False, logs=logs)
+
+        def drop_line(start):
+            return lambda raw: "".join(l for l in raw.splitlines(keepends=True) if not l.startswith(start))
+
+        damaged_probe("a probe that found a wrong element (no closing line)", drop_line("every element"))
+        damaged_probe("a probe row missing", drop_line("4194304    use_host_ptr_kept"))
+        damaged_probe("a probe row twice",
+                      lambda raw: raw.replace("every element", "4096       map_memcpy 1.0 1.0 1.0\nevery element"))
+        damaged_probe("a probe time that is not a number",
+                      lambda raw: raw.replace("4194304    map_memcpy", "4194304    map_memcpy  fast", 1))
+        def p10_above_median(raw):
+            # The median stays as it was (the table shows medians only), so
+            # only the tool's own check of the row can catch it.
+            out = []
+            for line in raw.splitlines(keepends=True):
+                if line.startswith("262144     read_pageable"):
+                    size, way, med, _, p90 = line.split()
+                    line = "%s %s %s %s %s\n" % (size, way, med, "%.1f" % (float(med) * 2), p90)
+                out.append(line)
+            return "".join(out)
+
+        damaged_probe("a probe median below its p10", p10_above_median)
+        damaged_probe("a probe of too few rounds", lambda raw: raw.replace("medians of 300", "medians of 30"))
+        damaged_probe("a probe cut short", lambda raw: raw[:len(raw) // 2])
         damaged_logs("the device strings' header damaged", lambda raw: raw.replace('"driver"', '"drive"'),
                      folder=NVIDIA, name="unpatched-0.json")
     finally:
