@@ -14,6 +14,11 @@
 //                     the map completes), unmap, release
 //   use_host_ptr_kept the same buffer kept from call to call (only legal
 //                     while the caller's memory outlives it)
+//   nv_memcpy         as map_memcpy over a cl_nv_create_buffer host-located,
+//                     pinned buffer (the kernel writes host memory itself),
+//                     where the platform offers it
+// and, to see where each buffer's data lands, two reads in place of the
+// mapped output, no copy: nv_in_place and ahp_in_place (ALLOC_HOST_PTR).
 // The caller's memory is malloc'd with 64-byte alignment, as MNN's host
 // tensors are. Every element of every call is checked (untimed).
 //   g++ -std=c++17 -O3 tools/device/host_tensor_readback.cpp -lOpenCL && ./a.out [platform] [rounds]
@@ -94,8 +99,14 @@ int main(int argc, char** argv) {
   cl_kernel fill = clCreateKernel(prog, "fill", &rc);
   ok(rc, "clCreateKernel");
 
-  const char* names[] = {"read_pageable", "map_memcpy", "use_host_ptr_new", "use_host_ptr_kept"};
-  constexpr int kWays = 4;
+  using CreateBufferNv = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, cl_bitfield, size_t, void*, cl_int*);
+  auto create_nv = reinterpret_cast<CreateBufferNv>(
+      clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
+  const char* names[] = {"read_pageable",     "map_memcpy", "use_host_ptr_new", "use_host_ptr_kept",
+                         "nv_memcpy",         "nv_in_place", "ahp_in_place"};
+  constexpr int kWays = 7;
+  std::vector<int> ways = {0, 1, 2, 3, 6};
+  if (create_nv != nullptr) ways.insert(ways.end(), {4, 5});
   std::mt19937 shuffle(11);
   std::printf("%-10s %-18s %10s %10s %10s\n", "bytes", "way", "median us", "p10 us", "p90 us");
   for (size_t bytes : {size_t{4} << 10, size_t{256} << 10, size_t{4} << 20}) {
@@ -110,8 +121,25 @@ int main(int argc, char** argv) {
     ok(rc, "device buffer");
     cl_mem pinned = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &rc);
     ok(rc, "ALLOC_HOST_PTR buffer");
-    void* at_rest = clEnqueueMapBuffer(q, pinned, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
-    ok(rc, "first map");
+    // Buffers kept mapped at rest, each unmapped before its kernel: ways 1,
+    // 4, 5 and 6 (4 and 5 host-located and pinned by cl_nv_create_buffer).
+    cl_mem rest[kWays] = {};
+    void* at_rest[kWays] = {};
+    rest[1] = pinned;
+    rest[6] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &rc);
+    ok(rc, "second ALLOC_HOST_PTR buffer");
+    if (create_nv != nullptr) {
+      for (int w : {4, 5}) {
+        rest[w] = create_nv(ctx, CL_MEM_READ_WRITE, 3 /* CL_MEM_LOCATION_HOST_NV | CL_MEM_PINNED_NV */, bytes, nullptr,
+                            &rc);
+        ok(rc, "clCreateBufferNV");
+      }
+    }
+    for (int w = 0; w < kWays; ++w) {
+      if (rest[w] == nullptr) continue;
+      at_rest[w] = clEnqueueMapBuffer(q, rest[w], CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
+      ok(rc, "first map");
+    }
     cl_mem kept = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host[3], &rc);
     ok(rc, "kept USE_HOST_PTR buffer");
     std::vector<double> us[kWays];
@@ -119,13 +147,14 @@ int main(int argc, char** argv) {
     uint32_t k = 1;
     const size_t global = n;
     for (int round = -10; round < rounds; ++round) {
-      int order[kWays] = {0, 1, 2, 3};
-      std::shuffle(order, order + kWays, shuffle);
+      std::vector<int> order = ways;
+      std::shuffle(order.begin(), order.end(), shuffle);
       for (int way : order) {
         k = k * 1664525u + 1013904223u;
         const auto t0 = Clock::now();
-        cl_mem target = way == 0 ? device_buf : way == 1 ? pinned : kept;
-        if (way == 1) ok(clEnqueueUnmapMemObject(q, pinned, at_rest, 0, nullptr, nullptr), "unmap at rest");
+        cl_mem target = way == 0 ? device_buf : way == 3 ? kept : rest[way];
+        if (rest[way] != nullptr)
+          ok(clEnqueueUnmapMemObject(q, rest[way], at_rest[way], 0, nullptr, nullptr), "unmap at rest");
         if (way == 2) {
           target = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host[2], &rc);
           ok(rc, "USE_HOST_PTR buffer for the call");
@@ -134,12 +163,12 @@ int main(int argc, char** argv) {
         ok(clSetKernelArg(fill, 1, sizeof k, &k), "clSetKernelArg");
         ok(clEnqueueNDRangeKernel(q, fill, 1, nullptr, &global, nullptr, 0, nullptr, nullptr), "kernel");
         if (way == 0) ok(clEnqueueReadBuffer(q, device_buf, CL_TRUE, 0, bytes, host[0], 0, nullptr, nullptr), "read");
-        if (way == 1) {
-          at_rest = clEnqueueMapBuffer(q, pinned, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
+        if (rest[way] != nullptr) {
+          at_rest[way] = clEnqueueMapBuffer(q, rest[way], CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
           ok(rc, "map");
-          std::memcpy(host[1], at_rest, bytes);
+          if (way == 1 || way == 4) std::memcpy(host[way], at_rest[way], bytes);
         }
-        if (way >= 2) {
+        if (way == 2 || way == 3) {
           void* p = clEnqueueMapBuffer(q, target, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
           ok(rc, "map USE_HOST_PTR");
           if (p != host[way]) {
@@ -152,9 +181,10 @@ int main(int argc, char** argv) {
             ok(clReleaseMemObject(target), "release");
           }
         }
-        sink += read_all(host[way], n);
+        const uint32_t* result = (way == 5 || way == 6) ? static_cast<const uint32_t*>(at_rest[way]) : host[way];
+        sink += read_all(result, n);
         const auto t1 = Clock::now();
-        if (!fresh(host[way], n, k)) {
+        if (!fresh(result, n, k)) {
           std::fprintf(stderr, "host_tensor_readback: %s read a wrong element at %zu bytes\n", names[way], bytes);
           return 1;
         }
@@ -162,14 +192,20 @@ int main(int argc, char** argv) {
       }
     }
     for (int way = 0; way < kWays; ++way) {
+      if (us[way].empty()) continue;
       auto v = us[way];
       std::sort(v.begin(), v.end());
       std::printf("%-10zu %-18s %10.1f %10.1f %10.1f\n", bytes, names[way], median(v), v[v.size() / 10],
                   v[v.size() * 9 / 10]);
     }
     ok(clFinish(q), "clFinish");
-    ok(clEnqueueUnmapMemObject(q, pinned, at_rest, 0, nullptr, nullptr), "last unmap");
+    for (int w = 0; w < kWays; ++w) {
+      if (rest[w] == nullptr) continue;
+      ok(clEnqueueUnmapMemObject(q, rest[w], at_rest[w], 0, nullptr, nullptr), "last unmap");
+    }
     ok(clFinish(q), "clFinish");
+    for (int w : {4, 5, 6})
+      if (rest[w] != nullptr) clReleaseMemObject(rest[w]);
     clReleaseMemObject(kept);
     clReleaseMemObject(pinned);
     clReleaseMemObject(device_buf);
