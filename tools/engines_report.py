@@ -50,18 +50,28 @@ DEVICES = (("h200/23-final-4a206bb/call3-f8c9fde/mnn/nvidia", "NVIDIA's OpenCL, 
            ("ci/24-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine"))
 STRINGS = ("platform", "device", "device_version", "driver")
 # tools/device/host_tensor_readback's output: (folder, file prefix, device)
-PROBE = (("h200/24-final-25dcfb2/call3-25dcfb2", "nvidia-run", "NVIDIA H200, NVIDIA's OpenCL"),
-         ("h200/24-final-25dcfb2/call3-25dcfb2", "pocl-run", "PoCL 5 on the H200 machine's 16-core Xeon"))
+PROBE = (("h200/24-final-25dcfb2/call4-2cac05a", "nvidia-run", "NVIDIA H200, NVIDIA's OpenCL"),
+         ("h200/24-final-25dcfb2/call4-2cac05a", "pocl-run", "PoCL 5 on the H200 machine's 16-core Xeon"))
 PROBE_BEGIN = "<!-- engines_report:begin caller-memory -->"
 PROBE_END = "<!-- engines_report:end caller-memory -->"
 PROBE_SIZES = (4096, 262144, 4194304)
-# (way, what it is, whether it is legal whatever the caller does with its memory)
-PROBE_WAYS = (("read_pageable", "device buffer, blocking `clEnqueueReadBuffer` into your memory (MNN today)", True),
+# (way, what it is, what it is for): "copy" a way into your memory that needs
+# no promise about it, "kept" one that does, "place" a read in place of the
+# mapped output (what map gives; no copy). Ways after the first four run only
+# where the platform offers them (cl_nv_create_buffer), and then in every
+# process of the device.
+PROBE_WAYS = (("read_pageable", "device buffer, blocking `clEnqueueReadBuffer` into your memory (MNN today)", "copy"),
               ("map_memcpy", "`ALLOC_HOST_PTR` buffer mapped at rest, blocking map, `memcpy` into your memory "
-               "(the patch's `copyToHostTensor`)", True),
+               "(the patch's `copyToHostTensor` where `Auto` takes that memory)", "copy"),
               ("use_host_ptr_new", "`USE_HOST_PTR` buffer over your memory made for the call, written by the "
-               "kernel, blocking map, unmap, release", True),
-              ("use_host_ptr_kept", "the same buffer kept from call to call", False))
+               "kernel, blocking map, unmap, release", "copy"),
+              ("use_host_ptr_kept", "the same buffer kept from call to call", "kept"),
+              ("nv_memcpy", "as `map_memcpy` over a host-located pinned buffer (`cl_nv_create_buffer`; the "
+               "kernel writes host memory): the patch's `copyToHostTensor` on NVIDIA, where `Auto` takes it",
+               "copy"),
+              ("nv_in_place", "no copy: your read in place of that host-located buffer, mapped", "place"),
+              ("ahp_in_place", "no copy: your read in place of an `ALLOC_HOST_PTR` buffer, mapped", "place"))
+PROBE_REQUIRED = 4
 PROBE_ROW = re.compile(r"^(\d+) +(\w+) +([0-9.]+) +([0-9.]+) +([0-9.]+)$")
 PROBE_LAST = re.compile(r"^every element of every call checked; medians of (\d+) rounds$")
 GOAL = 0.5
@@ -338,8 +348,15 @@ def load_probe(folder, prefix):
             medians.setdefault(way, {}).setdefault(size, []).append(med)
             lows.setdefault(way, {}).setdefault(size, []).append(p10)
             highs.setdefault(way, {}).setdefault(size, []).append(p90)
-        need(len(seen) == len(PROBE_SIZES) * len(PROBE_WAYS), at,
-             "%d rows, expected every way at every size (%d)" % (len(seen), len(PROBE_SIZES) * len(PROBE_WAYS)))
+        ways = {w for _, w in seen}
+        for w, _, _ in PROBE_WAYS[:PROBE_REQUIRED]:
+            need(w in ways, at, "no %s rows" % w)
+        for w in ways:
+            missing = [b for b in PROBE_SIZES if (b, w) not in seen]
+            need(not missing, at, "%s has no row at %s bytes" % (w, missing))
+    for w in medians:
+        for b in PROBE_SIZES:
+            need(len(medians[w][b]) == len(names), where, "%s is in some of the %s*.txt files only" % (w, prefix))
     return names, medians, lows, highs
 
 
@@ -351,19 +368,24 @@ def probe_block():
                      "(%d process%s; logs in `docs/logs/%s/%s*.txt`)"
                      % (device, len(names), "" if len(names) == 1 else "es", folder, prefix))
         lines.append("")
-        lines.append("| way into your memory | " + " | ".join(size_name(b) for b in PROBE_SIZES) + " |")
+        lines.append("| way | " + " | ".join(size_name(b) for b in PROBE_SIZES) + " |")
         lines.append("|---|" + "--:|" * len(PROBE_SIZES))
         for way, what, _ in PROBE_WAYS:
-            cells = [", ".join(fmt(x) for x in medians[way][b]) for b in PROBE_SIZES]
-            lines.append("| `%s`: %s | %s |" % (way, what, " | ".join(cells)))
+            if way in medians:
+                cells = [", ".join(fmt(x) for x in medians[way][b]) for b in PROBE_SIZES]
+                lines.append("| `%s`: %s | %s |" % (way, what, " | ".join(cells)))
         big = PROBE_SIZES[-1]
-        legal = [(max(medians[w][big]), w) for w, _, ok in PROBE_WAYS if ok]
-        best, best_way = min(legal)
+        best, best_way = min((max(medians[w][big]), w) for w, _, use in PROBE_WAYS if use == "copy" and w in medians)
         kept = max(medians["use_host_ptr_kept"][big])
         lines.append("")
-        lines.append("At %s the fastest way that needs no promise about your memory's lifetime is `%s` "
-                     "(%s µs in its slowest process); a buffer kept over your memory takes %s µs at most, %.2f× "
-                     "that." % (size_name(big), best_way, fmt(best), fmt(kept), kept / best))
+        text = ("At %s the fastest way into your memory that needs no promise about its lifetime is `%s` (%s µs "
+                "in its slowest process); a buffer kept over your memory takes %s µs at most, %.2f× that"
+                % (size_name(big), best_way, fmt(best), fmt(kept), kept / best))
+        place = [(max(medians[w][big]), w) for w, _, use in PROBE_WAYS if use == "place" and w in medians]
+        if place:
+            text += ("; a read in place of a mapped output, %s µs at most (`%s`)"
+                     % (fmt(max(p for p, _ in place)), max(place)[1]))
+        lines.append(text + ".")
         lines.append("")
     return "\n".join(lines)
 

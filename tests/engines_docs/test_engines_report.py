@@ -179,6 +179,9 @@ def main():
             return "".join(out)
 
         damaged_probe("a probe median below its p10", p10_above_median)
+        damaged_probe("a way of the platform's in some processes only", drop_line("262144     nv_in_place"))
+        damaged_probe("a way of the platform's dropped from one process", lambda raw: "".join(
+            l for l in raw.splitlines(keepends=True) if " nv_in_place " not in l))
         damaged_probe("a probe of too few rounds", lambda raw: raw.replace("medians of 300", "medians of 30"))
         damaged_probe("a probe cut short", lambda raw: raw[:len(raw) // 2])
         damaged_logs("the device strings' header damaged", lambda raw: raw.replace('"driver"', '"drive"'),
