@@ -18,10 +18,7 @@
 //                     pinned buffer (the kernel writes host memory itself),
 //                     where the platform offers it
 // and, to see where each buffer's data lands, two reads in place of the
-// mapped output, no copy: nv_in_place and ahp_in_place (ALLOC_HOST_PTR);
-// and two more ways into the caller's memory, a blocking clEnqueueReadBuffer
-// out of a buffer in host memory that is never mapped: ahp_readbuffer
-// (ALLOC_HOST_PTR) and nv_readbuffer (host-located, pinned).
+// mapped output, no copy: nv_in_place and ahp_in_place (ALLOC_HOST_PTR).
 // The caller's memory is malloc'd with 64-byte alignment, as MNN's host
 // tensors are. Every element of every call is checked (untimed).
 //   g++ -std=c++17 -O3 tools/device/host_tensor_readback.cpp -lOpenCL && ./a.out [platform] [rounds]
@@ -106,11 +103,10 @@ int main(int argc, char** argv) {
   auto create_nv = reinterpret_cast<CreateBufferNv>(
       clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
   const char* names[] = {"read_pageable",     "map_memcpy", "use_host_ptr_new", "use_host_ptr_kept",
-                         "nv_memcpy",         "nv_in_place", "ahp_in_place",     "ahp_readbuffer",
-                         "nv_readbuffer"};
-  constexpr int kWays = 9;
-  std::vector<int> ways = {0, 1, 2, 3, 6, 7};
-  if (create_nv != nullptr) ways.insert(ways.end(), {4, 5, 8});
+                         "nv_memcpy",         "nv_in_place", "ahp_in_place"};
+  constexpr int kWays = 7;
+  std::vector<int> ways = {0, 1, 2, 3, 6};
+  if (create_nv != nullptr) ways.insert(ways.end(), {4, 5});
   std::mt19937 shuffle(11);
   std::printf("%-10s %-18s %10s %10s %10s\n", "bytes", "way", "median us", "p10 us", "p90 us");
   for (size_t bytes : {size_t{4} << 10, size_t{256} << 10, size_t{4} << 20}) {
@@ -144,14 +140,6 @@ int main(int argc, char** argv) {
       at_rest[w] = clEnqueueMapBuffer(q, rest[w], CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
       ok(rc, "first map");
     }
-    // Buffers in host memory read by clEnqueueReadBuffer, never mapped.
-    cl_mem unmapped[kWays] = {};
-    unmapped[7] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &rc);
-    ok(rc, "third ALLOC_HOST_PTR buffer");
-    if (create_nv != nullptr) {
-      unmapped[8] = create_nv(ctx, CL_MEM_READ_WRITE, 3, bytes, nullptr, &rc);
-      ok(rc, "clCreateBufferNV");
-    }
     cl_mem kept = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host[3], &rc);
     ok(rc, "kept USE_HOST_PTR buffer");
     std::vector<double> us[kWays];
@@ -165,7 +153,6 @@ int main(int argc, char** argv) {
         k = k * 1664525u + 1013904223u;
         const auto t0 = Clock::now();
         cl_mem target = way == 0 ? device_buf : way == 3 ? kept : rest[way];
-        if (unmapped[way] != nullptr) target = unmapped[way];
         if (rest[way] != nullptr)
           ok(clEnqueueUnmapMemObject(q, rest[way], at_rest[way], 0, nullptr, nullptr), "unmap at rest");
         if (way == 2) {
@@ -175,8 +162,7 @@ int main(int argc, char** argv) {
         ok(clSetKernelArg(fill, 0, sizeof target, &target), "clSetKernelArg");
         ok(clSetKernelArg(fill, 1, sizeof k, &k), "clSetKernelArg");
         ok(clEnqueueNDRangeKernel(q, fill, 1, nullptr, &global, nullptr, 0, nullptr, nullptr), "kernel");
-        if (way == 0 || way == 7 || way == 8)
-          ok(clEnqueueReadBuffer(q, target, CL_TRUE, 0, bytes, host[way], 0, nullptr, nullptr), "read");
+        if (way == 0) ok(clEnqueueReadBuffer(q, device_buf, CL_TRUE, 0, bytes, host[0], 0, nullptr, nullptr), "read");
         if (rest[way] != nullptr) {
           at_rest[way] = clEnqueueMapBuffer(q, rest[way], CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
           ok(rc, "map");
@@ -220,8 +206,6 @@ int main(int argc, char** argv) {
     ok(clFinish(q), "clFinish");
     for (int w : {4, 5, 6})
       if (rest[w] != nullptr) clReleaseMemObject(rest[w]);
-    for (int w : {7, 8})
-      if (unmapped[w] != nullptr) clReleaseMemObject(unmapped[w]);
     clReleaseMemObject(kept);
     clReleaseMemObject(pinned);
     clReleaseMemObject(device_buf);
