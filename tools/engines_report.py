@@ -64,7 +64,7 @@ PROBE_WAYS = (("read_pageable", "device buffer, blocking `clEnqueueReadBuffer` i
               ("map_memcpy", "`ALLOC_HOST_PTR` buffer mapped at rest, blocking map, `memcpy` into your memory "
                "(the patch's `copyToHostTensor` where `Auto` takes that memory)", "copy"),
               ("use_host_ptr_new", "`USE_HOST_PTR` buffer over your memory made for the call, written by the "
-               "kernel, blocking map, unmap, release", "copy"),
+               "kernel, blocking map, unmap, `clFinish`, release", "copy"),
               ("use_host_ptr_kept", "the same buffer kept from call to call", "kept"),
               ("nv_memcpy", "as `map_memcpy` over a host-located pinned buffer (`cl_nv_create_buffer`; the "
                "kernel writes host memory): the patch's `copyToHostTensor` on NVIDIA, where `Auto` takes it",

@@ -59,7 +59,7 @@ def main():
         with open(DOC, encoding="utf-8") as f:
             text = f.read()
 
-        def run(label, want_ok, doc_text=text, logs=LOGS):
+        def run(label, want_ok, doc_text=text, logs=LOGS, expect=None):
             with open(doc, "w", encoding="utf-8") as f:
                 f.write(doc_text)
             r = subprocess.run([sys.executable, TOOL, "--check", "--doc", doc, "--logs", logs],
@@ -68,6 +68,9 @@ def main():
             if (r.returncode == 0) != want_ok:
                 failures.append("%s: exit status %d, expected %s\n%s" % (label, r.returncode,
                                                                         "0" if want_ok else "not 0", out))
+            elif expect is not None and expect not in out:
+                # Caught, but not by the check meant for this damage.
+                failures.append("%s: the message does not say %r\n%s" % (label, expect, out))
             else:
                 print("ok: %s (%s)" % (label, out.splitlines()[-1][:140] if out else ""))
 
@@ -147,7 +150,7 @@ def main():
         pdamaged[prow] = pdamaged[prow].replace(" | ", " | 9", 1)
         run("a caller-memory row changed", False, text[:pb] + "".join(pdamaged) + text[pe:])
 
-        def damaged_probe(label, damage):
+        def damaged_probe(label, damage, expect):
             logs = os.path.join(tmp, "logs-" + str(len(os.listdir(tmp))))
             shutil.copytree(LOGS, logs)
             names = sorted(n for n in os.listdir(os.path.join(logs, PROBE)) if n.startswith(PROBE_PREFIX))
@@ -156,17 +159,21 @@ def main():
                 raw = f.read()
             with open(path, "w", encoding="utf-8") as f:
                 f.write(damage(raw))
-            run(label, False, logs=logs)
+            run(label, False, logs=logs, expect=expect)
 
         def drop_line(start):
             return lambda raw: "".join(l for l in raw.splitlines(keepends=True) if not l.startswith(start))
 
-        damaged_probe("a probe that found a wrong element (no closing line)", drop_line("every element"))
-        damaged_probe("a probe row missing", drop_line("4194304    use_host_ptr_kept"))
+        damaged_probe("a probe that found a wrong element (no closing line)", drop_line("every element"),
+                      "does not end with the line")
+        damaged_probe("a probe row missing", drop_line("4194304    use_host_ptr_kept"),
+                      "use_host_ptr_kept has no row at")
         damaged_probe("a probe row twice",
-                      lambda raw: raw.replace("every element", "4096       map_memcpy 1.0 1.0 1.0\nevery element"))
+                      lambda raw: raw.replace("every element", "4096       map_memcpy 1.0 1.0 1.0\nevery element"),
+                      "twice")
         damaged_probe("a probe time that is not a number",
-                      lambda raw: raw.replace("4194304    map_memcpy", "4194304    map_memcpy  fast", 1))
+                      lambda raw: raw.replace("4194304    map_memcpy", "4194304    map_memcpy  fast", 1),
+                      "not a row of the table")
         def p10_above_median(raw):
             # The median stays as it was (the table shows medians only), so
             # only the tool's own check of the row can catch it.
@@ -178,12 +185,15 @@ def main():
                 out.append(line)
             return "".join(out)
 
-        damaged_probe("a probe median below its p10", p10_above_median)
-        damaged_probe("a way of the platform's in some processes only", drop_line("262144     nv_in_place"))
+        damaged_probe("a probe median below its p10", p10_above_median, "not 0 < p10 <= median <= p90")
+        damaged_probe("a way of the platform's in some processes only", drop_line("262144     nv_in_place"),
+                      "nv_in_place has no row at")
         damaged_probe("a way of the platform's dropped from one process", lambda raw: "".join(
-            l for l in raw.splitlines(keepends=True) if " nv_in_place " not in l))
-        damaged_probe("a probe of too few rounds", lambda raw: raw.replace("medians of 300", "medians of 30"))
-        damaged_probe("a probe cut short", lambda raw: raw[:len(raw) // 2])
+            l for l in raw.splitlines(keepends=True) if " nv_in_place " not in l),
+                      "in some of the nvidia-run*.txt files only")
+        damaged_probe("a probe of too few rounds", lambda raw: raw.replace("medians of 300", "medians of 30"),
+                      "at least 100 are needed")
+        damaged_probe("a probe cut short", lambda raw: raw[:len(raw) // 2], "does not end with the line")
         damaged_logs("the device strings' header damaged", lambda raw: raw.replace('"driver"', '"drive"'),
                      folder=NVIDIA, name="unpatched-0.json")
     finally:
