@@ -252,9 +252,15 @@ class Run:
             raise ReportError("%s: needs subjects and 1 to %d distinct candidates" % (we, most))
         for name in subjects:
             v = self.variants.get(name)
-            if v is None or v["section"] != section or v["kind"] != "clzero":
-                raise ReportError("%s: subject '%s' is no clzero variant of the %s section" %
+            if v is None or v["section"] != section or v["kind"] not in ("clzero", "cuda"):
+                raise ReportError("%s: subject '%s' is no clzero (or CUDA) variant of the %s section" %
                                   (we, name, section))
+        # CUDA's zero copy, timed in Auto's rounds: each clzero subject is
+        # also paired with it.
+        cuda_subjects = [n for n in subjects if self.variants[n]["kind"] == "cuda"]
+        clzero_subjects = [n for n in subjects if self.variants[n]["kind"] == "clzero"]
+        if cuda_subjects and not clzero_subjects:
+            raise ReportError("%s: CUDA is confirmed only beside a clzero subject" % we)
         for name in candidates:
             v = self.variants.get(name)
             if v is None or v["section"] != section or v["kind"] != "legal":
@@ -280,17 +286,19 @@ class Run:
             a, bb = need(p, "a", we + " paired", str), need(p, "b", we + " paired", str)
             median = need(p, "median", "%s paired %s/%s" % (we, a, bb), (int, float))
             samples = need(p, "samples", "%s paired %s/%s" % (we, a, bb), int)
-            if a not in set(subjects) | {twin_name} or bb not in candidates:
-                raise ReportError("%s: paired '%s' over '%s' is no subject or twin over a candidate" %
-                                  (we, a, bb))
+            if not ((a in set(subjects) | {twin_name} and bb in candidates) or
+                    (a in clzero_subjects and bb in cuda_subjects)):
+                raise ReportError("%s: paired '%s' over '%s' is no subject or twin over a candidate, nor a clzero "
+                                  "subject over CUDA" % (we, a, bb))
             if not median > 0 or median != median or median == float("inf") or samples < 1:
                 raise ReportError("%s: paired '%s' over '%s' has no positive ratio over its samples" %
                                   (we, a, bb))
             paired[(a, bb)] = median
-        for a in list(subjects) + [twin_name]:
-            for bb in candidates:
-                if (a, bb) not in paired:
-                    raise ReportError("%s: no paired ratio of '%s' over '%s'" % (we, a, bb))
+        needed = [(a, bb) for a in list(subjects) + [twin_name] for bb in candidates]
+        needed += [(a, c) for a in clzero_subjects for c in cuda_subjects]
+        for a, bb in needed:
+            if (a, bb) not in paired:
+                raise ReportError("%s: no paired ratio of '%s' over '%s'" % (we, a, bb))
         parsed = {"subjects": subjects, "candidates": candidates, "twin": twin_name, "reps": reps,
                   "paired": paired, "whole_run": 0}
         store[b] = [parsed]
@@ -434,6 +442,21 @@ class Run:
             return None
         return e["paired"][(e["twin"], of)]
 
+    def confirmed_cuda(self, size, k, name="clzero.Auto", cuda="cuda.zero_copy"):
+        """(`name` ÷ CUDA, the fastest candidate ÷ CUDA) in whole run k's
+        serial confirmation at `size`, each paired round by round in the
+        same process; None where CUDA was not confirmed there or any of the
+        three was not fresh throughout."""
+        e = self.confirm_entry("serial", size, k)
+        if e is None or cuda not in e["subjects"] or name not in e["subjects"]:
+            return None
+        if not self.confirm_fresh(e, cuda) or not self.confirm_fresh(e, name):
+            return None
+        over = [e["paired"][(cuda, c)] for c in e["candidates"] if not self.ever_stale(c) and self.confirm_fresh(e, c)]
+        if not over:
+            return None
+        return e["paired"][(name, cuda)], 1 / max(over)
+
     def ratio(self, section, size, name, ref):
         """(ratio of the run's times, min and max of the per-repetition ratios)."""
         a, b = self.rep_medians(section, size, name), self.rep_medians(section, size, ref)
@@ -525,6 +548,12 @@ def serial_block(run):
         rows.append(["clzero.Auto ÷ CUDA zero copy" + (", and in each run against the CUDA run before it"
                                                         if run.cuda_runs else "")] +
                     [cuda_cell(run, s, b) for b in sizes])
+    for name, label in (("cuda.zero_copy", "CUDA zero copy (device-mapped pinned memory, as `cudaHostAllocMapped`), "
+                                           "in the same rounds"),
+                        ("cuda.floor", "CUDA floor: kernel + stream wait, nothing read")):
+        if name in run.variants:
+            rows.append([label] + [(us(run.time(s, b, name)) if run.ok(s, b, name) else
+                                    "**STALE**" if run.stale(s, b, name) else "–") for b in sizes])
     verdict = {}  # policy -> sizes where it missed its reference in some repetition
     for name, v in run.variants.items():
         if v["section"] != s or v["kind"] != "clzero":
@@ -993,6 +1022,61 @@ def confirm_block(run):
     return "\n".join(out)
 
 
+# Issue 11's CUDA goals: clzero.Auto ÷ CUDA zero copy at most 1.15× at 4 KiB
+# (the OpenCL launch alone costs about 1.13× CUDA's there), at most 1.0×
+# from 256 KiB.
+def cuda_target(size):
+    return 1.15 if size == 4096 else 1.0 if size >= 256 << 10 else None
+
+
+def cuda_block(run):
+    """CUDA's zero copy timed in Auto's confirmation rounds, in the same
+    process: Auto ÷ CUDA and the fastest legal OpenCL sequence ÷ CUDA, per
+    whole run, and the verdict on the goals."""
+    sizes = [b for b in sorted(run.confirm["serial"])
+             if any(run.confirmed_cuda(b, k) is not None for k in range(run.whole_runs))]
+    if not sizes:
+        return ""
+    out = ["#### OpenCL against CUDA, in the same process\n",
+           "CUDA's zero copy (`cuda.zero_copy`: `cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP`, the memory "
+           "`cudaHostAlloc(cudaHostAllocMapped)` makes; the kernel writes it, the host reads every element after "
+           "`cuStreamSynchronize`) ran in the same process as the OpenCL sequences, through the CUDA driver API "
+           "on the same GPU, in the screen's rounds and in Auto's confirmation rounds above. A ratio here is "
+           "the median over those confirmation rounds of the two times in the same round: no minutes of a "
+           "shared machine lie between them.\n"]
+    runs = range(run.whole_runs)
+    rows = []
+    for b in sizes:
+        got = [run.confirmed_cuda(b, k) for k in runs]
+        target = cuda_target(b)
+        floor = "–"
+        if run.ok("serial", b, "floor.kernel_finish") and run.ok("serial", b, "cuda.floor"):
+            floor = "%.2f×" % (run.time("serial", b, "floor.kernel_finish") / run.time("serial", b, "cuda.floor"))
+        rows.append([size_name(b),
+                     ", ".join(verdict_ratio(g[0], target or TARGET) if g else "–" for g in got),
+                     ", ".join(verdict_ratio(g[1], target or TARGET) if g else "–" for g in got),
+                     floor, "≤ %.2f×" % target if target else "–"])
+    out.append(table(["size", "clzero.Auto ÷ CUDA zero copy, per run", "fastest legal OpenCL sequence ÷ CUDA "
+                      "zero copy, per run", "OpenCL floor ÷ CUDA floor (the screen's medians)", "goal"], rows))
+    held, missed, bound = [], [], []
+    for b in sizes:
+        target = cuda_target(b)
+        got = [run.confirmed_cuda(b, k) for k in runs]
+        if target is None or any(g is None for g in got):
+            continue
+        cell = "%s ≤ %.2f× (%s)" % (size_name(b), target, ", ".join(verdict_ratio(g[0], target) for g in got))
+        (held if max(g[0] for g in got) <= target else missed).append(cell)
+        if max(g[1] for g in got) > target:
+            bound.append("%s (%s)" % (size_name(b), ", ".join(verdict_ratio(g[1], target) for g in got)))
+    runs_text = "each of the %d whole runs" % run.whole_runs if run.whole_runs > 1 else "the run"
+    out.append("\nclzero.Auto ÷ CUDA zero copy in the same process, paired round by round, in %s: held at %s; "
+               "not at %s.\n" % (runs_text, "; ".join(held) or "no size", "; ".join(missed) or "any size"))
+    if bound:
+        out.append("The fastest legal OpenCL sequence itself was above the goal in some run at: %s: there no "
+                   "OpenCL code, clzero's or hand-written, reached CUDA's time in that run.\n" % "; ".join(bound))
+    return "\n".join(out)
+
+
 def kinds_block(run):
     """Each explicit policy confirmed against the fastest legal sequences
     of its own kind, in rounds of their own: a ratio per whole run and size,
@@ -1097,8 +1181,8 @@ def run_block(run):
     if run.skipped:
         parts.append("Could not run: %s.\n" % "; ".join("`%s` (%s)" % (k, v[:120]) for k, v in
                                                         sorted(run.skipped.items())))
-    for part in (serial_block(run), pipelined_block(run), confirm_block(run), kinds_block(run), calls_block(run),
-                 host_block(run)):
+    for part in (serial_block(run), pipelined_block(run), confirm_block(run), cuda_block(run), kinds_block(run),
+                 calls_block(run), host_block(run)):
         if part:
             parts.append(part)
     return "\n".join(parts)

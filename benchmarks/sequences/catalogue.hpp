@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda.hpp"
 #include "legal.hpp"
 #include "pipelined.hpp"
 #include "sequence.hpp"
@@ -109,8 +110,10 @@ inline void add_twins(Catalogue& c, const std::vector<std::string>& names) {
   for (Variant& t : twins) c.variants.push_back(std::move(t));
 }
 
-/// One inference at a time: every legal sequence, clzero's policies, the references.
-inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
+/// One inference at a time: every legal sequence, clzero's policies, the
+/// references; and CUDA's zero copy where `cuda_device` (the OpenCL device)
+/// is an NVIDIA GPU with CUDA's driver.
+inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps, cl_device_id cuda_device = nullptr) {
   using namespace detail_catalogue;
   Catalogue c;
   std::vector<RawAllocation> allocations = {RawAllocation::device, RawAllocation::alloc_host_ptr,
@@ -170,6 +173,21 @@ inline Catalogue serial_catalogue(const clzero::DeviceCaps& caps) {
     c.variants.push_back({"ub.kept_mapped.nv_host_pinned", "ub", "kept_mapped", "nv_host_pinned", "finish", 1,
                           make<KeptMappedSequence>(RawAllocation::nv_host_pinned)});
   c.variants.push_back({"floor.kernel_finish", "floor", "floor", "device", "finish", 1, make<FloorSequence>()});
+  if (cuda_device != nullptr) {
+    std::string why;
+    if (const cuda::Driver* d = cuda::Driver::get(cuda_device, &why)) {
+      c.variants.push_back({"cuda.zero_copy", "cuda", "cuda", "mapped_pinned", "sync", 1,
+                            [d](std::size_t n) -> std::unique_ptr<Sequence> {
+                              return std::make_unique<cuda::ZeroCopy>(*d, n);
+                            }});
+      c.variants.push_back({"cuda.floor", "cuda", "cuda", "device", "sync", 1,
+                            [d](std::size_t n) -> std::unique_ptr<Sequence> {
+                              return std::make_unique<cuda::Floor>(*d, n);
+                            }});
+    } else {
+      c.lacking.push_back("cuda: " + why);
+    }
+  }
   // Twins of what is fastest on the devices measured so far (the H200's
   // NVIDIA OpenCL; PoCL) and of one sequence every device offers.
   add_twins(c, {"legal.at_rest.alloc_host_ptr.blocking", "legal.at_rest.nv_host_pinned.blocking",

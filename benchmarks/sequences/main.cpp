@@ -16,7 +16,7 @@
 //
 //   clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json]
 //                    [--sections serial,pipelined,host|footprint] [--sizes 4,4096,...]
-//                    [--pipelined-sizes ...] [--reps N] [--filter TEXT[,TEXT...]] [--no-calls]
+//                    [--pipelined-sizes ...] [--reps N] [--filter TEXT[,TEXT...]] [--no-calls] [--no-cuda]
 //                    [--confirm-budget-s S] [--confirm-kinds-budget-s S] [--confirm-reps N]
 //                    [--confirm-kinds-reps N]
 //
@@ -72,7 +72,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   double budget_s = 120;
   std::string out;
-  bool serial = true, pipelined = true, host = true, calls = true, footprint = false;
+  bool serial = true, pipelined = true, host = true, calls = true, footprint = false, cuda = true;
   std::vector<std::size_t> sizes = {4, 4096, 256 << 10, 4 << 20, 64 << 20};
   std::vector<std::size_t> pipelined_sizes = {256 << 10, 4 << 20, 16 << 20, 64 << 20};
   std::size_t reps = 3;
@@ -430,15 +430,24 @@ std::string confirm_size(const Catalogue& cat, bool pipelined, const std::vector
      << ", \"twin\": {\"name\": " << json_string(twin.name) << ", \"of\": " << json_string(candidates.front())
      << "}, \"paired\": [";
   bool first = true;
-  std::vector<std::string> held = present;
+  std::vector<std::string> held, cuda_subjects;
+  for (const std::string& s : present) (s.rfind("cuda.", 0) == 0 ? cuda_subjects : held).push_back(s);
   held.push_back(twin.name);
+  // Each clzero subject against each legal candidate and against CUDA.
+  std::vector<std::pair<std::string, std::string>> pairs;
   for (const std::string& a : held)
-    for (const std::string& b : candidates) {
-      if (pool.count(a) == 0 || pool.count(b) == 0) continue;
-      js << (first ? "" : ", ") << "{\"a\": " << json_string(a) << ", \"b\": " << json_string(b) << ", "
-         << paired_json(pool.at(a), pool.at(b), reps) << "}";
-      first = false;
-    }
+    for (const std::string& b : candidates) pairs.push_back({a, b});
+  for (const std::string& c : cuda_subjects) {
+    for (const std::string& b : candidates) pairs.push_back({c, b});
+    for (const std::string& a : held)
+      if (a != twin.name) pairs.push_back({a, c});
+  }
+  for (const auto& [a, b] : pairs) {
+    if (pool.count(a) == 0 || pool.count(b) == 0) continue;
+    js << (first ? "" : ", ") << "{\"a\": " << json_string(a) << ", \"b\": " << json_string(b) << ", "
+       << paired_json(pool.at(a), pool.at(b), reps) << "}";
+    first = false;
+  }
   js << "]}";
   return js.str();
 }
@@ -464,6 +473,7 @@ std::string calls_json(const std::vector<const Catalogue*>& cats) {
   constexpr std::size_t kBlock = 64, kN = 1024;
   for (const Catalogue* cat : cats)
     for (const Variant& v : cat->variants) {
+      if (v.kind == "cuda") continue;  // no OpenCL calls to count
       std::vector<std::pair<std::string, long long>> counts;
       try {
         auto s = v.make(kN);
@@ -723,7 +733,7 @@ int usage() {
                "usage: clzero_sequences [--platform NAME] [--budget-s S] [--out FILE.json] [--sections "
                "serial,pipelined,host|footprint] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter "
                "TEXT[,TEXT...]] "
-               "[--no-calls] [--confirm-budget-s S] [--confirm-kinds-budget-s S] [--confirm-reps N] "
+               "[--no-calls] [--no-cuda] [--confirm-budget-s S] [--confirm-kinds-budget-s S] [--confirm-reps N] "
                "[--confirm-kinds-reps N]\n");
   return 2;
 }
@@ -765,6 +775,8 @@ int main(int argc, char** argv) {
       o.filter = value();
     else if (a == "--no-calls")
       o.calls = false;
+    else if (a == "--no-cuda")
+      o.cuda = false;
     else if (a == "--confirm-budget-s")
       o.confirm_budget_s = std::atof(value());
     else if (a == "--confirm-kinds-budget-s")
@@ -784,7 +796,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "clzero_sequences on: %s (%s) | %s | %s | driver %s\n", caps.platform_name.c_str(),
                  caps.platform_version.c_str(), caps.name.c_str(), caps.device_version.c_str(),
                  caps.driver_version.c_str());
-    const Catalogue serial = filtered(serial_catalogue(caps), o.filter);
+    // CUDA's zero copy joins the serial rounds where the device is an
+    // NVIDIA GPU, unless left out; never under Callgrind.
+    const Catalogue serial =
+        filtered(serial_catalogue(caps, o.cuda && !o.footprint ? rig.device : nullptr), o.filter);
     const Catalogue pipelined = filtered(pipelined_catalogue(caps), o.filter);
     std::mt19937 rng(20261201u);
     // Counted under Callgrind, apart from every timed section: the
@@ -925,7 +940,7 @@ int main(int argc, char** argv) {
           const std::string js =
               confirm_size(ringed ? pipelined : serial, ringed,
                            ringed ? std::vector<std::string>{"ring2.clzero.Auto", "ring3.clzero.Auto"}
-                                  : std::vector<std::string>{"clzero.Auto"},
+                                  : std::vector<std::string>{"clzero.Auto", "cuda.zero_copy"},
                            any_legal, ringed ? pipelined_pool : serial_pool, ringed ? pipelined_stale : serial_stale,
                            p.first,
                            o.confirm_reps,

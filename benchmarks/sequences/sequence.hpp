@@ -65,7 +65,8 @@ using Factory = std::function<std::unique_ptr<Sequence>(std::size_t n)>;
 /// What a variant is, for the report.
 struct Variant {
   std::string name;        ///< "legal.at_rest.nv_host_pinned.blocking", "clzero.Auto", "ring2.clzero.Auto"
-  std::string kind;        ///< "legal", "clzero", "twin" (a legal one again), "ub" (undefined behaviour), "floor"
+  std::string kind;        ///< "legal", "clzero", "twin" (a legal one again), "ub" (undefined behaviour), "floor",
+                           ///< "cuda" (CUDA's zero copy and floor, the comparison: never a reference)
   std::string family;      ///< map_per_inference, mapped_at_rest, read_buffer, svm_coarse, svm_fine, usm_host, ...
   std::string allocation;  ///< the allocation kind or read destination; "" where none
   std::string wait;        ///< blocking, wait, wait_both, poll, poll_both, finish; "" for clzero

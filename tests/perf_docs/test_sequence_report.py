@@ -417,6 +417,80 @@ def main():
                 change(data)
                 refused(label_, conf_path, data, needle)
 
+        # CUDA's zero copy in the same process: timed in Auto's confirmation
+        # rounds, Auto ÷ CUDA is the paired ratio of the two, the fastest
+        # legal sequence ÷ CUDA the inverse of CUDA's largest paired ratio
+        # over the candidates, and the goals are 1.15× at 4 KiB, 1.0× from
+        # 256 KiB. A run planted with known ratios must give exactly these;
+        # an entry without the pair of Auto and CUDA, or with CUDA alone, is
+        # refused.
+        cuda_source = next((n for n in sorted(os.listdir(json_copy)) if n.endswith(".json") and
+                            json.loads(open(os.path.join(json_copy, n), encoding="utf-8").read())
+                            .get("confirm", {}).get("serial")), None)
+        if cuda_source is None:
+            failures.append("no committed run has a serial confirmation to plant CUDA in")
+        else:
+            with open(os.path.join(json_copy, cuda_source), encoding="utf-8") as f:
+                cuda_original = f.read()
+
+            def with_cuda(auto_over_cuda, cuda_over_candidates):
+                d = json.loads(cuda_original)
+                d["variants"] += [{"name": n, "section": "serial", "kind": "cuda", "family": "cuda",
+                                   "allocation": a, "wait": "sync", "slots": 1}
+                                  for n, a in (("cuda.zero_copy", "mapped_pinned"), ("cuda.floor", "device"))]
+                for entry in d["serial"]:
+                    for rep in entry["reps"]:
+                        auto = rep["results"].get("clzero.Auto")
+                        if auto is not None:
+                            rep["results"]["cuda.zero_copy"] = dict(auto)
+                            rep["results"]["cuda.floor"] = dict(auto)
+                for entry in d["confirm"]["serial"]:
+                    entry["subjects"].append("cuda.zero_copy")
+                    for rep in entry["reps"]:
+                        rep["results"]["cuda.zero_copy"] = dict(rep["results"]["clzero.Auto"])
+                    for c in entry["candidates"]:
+                        entry["paired"].append({"a": "cuda.zero_copy", "b": c, "median": cuda_over_candidates,
+                                                "samples": 100, "by_rep": [cuda_over_candidates]})
+                    entry["paired"].append({"a": "clzero.Auto", "b": "cuda.zero_copy",
+                                            "median": auto_over_cuda.get(entry["bytes"], 0.95), "samples": 100,
+                                            "by_rep": [0.95]})
+                return d
+
+            data = with_cuda({4096: 1.10, 262144: 1.05}, 0.9)
+            r = printed(conf_path, data)
+            verdict = next((x for x in r.stdout.splitlines()
+                            if x.startswith("clzero.Auto ÷ CUDA zero copy in the same process")), "")
+            bound = next((x for x in r.stdout.splitlines()
+                          if x.startswith("The fastest legal OpenCL sequence itself was above the goal")), "")
+            sizes = sorted(e["bytes"] for e in data["confirm"]["serial"])
+            want_held = "4 KiB ≤ 1.15× (1.10)" if 4096 in sizes else None
+            want_missed = "256 KiB ≤ 1.00× (1.05)" if 262144 in sizes else None
+            held_text, _, missed_text = verdict.partition("; not at ")
+            if r.returncode != 0 or not verdict or (want_held and want_held not in held_text) or \
+                    (want_missed and want_missed not in missed_text) or "| 1.11 |" not in r.stdout or \
+                    "256 KiB (1.11)" not in bound or "4 KiB" in bound:
+                failures.append("CUDA in the same process: Auto ÷ CUDA 1.10 at 4 KiB and 1.05 at 256 KiB, "
+                                "the fastest legal 1/0.9 = 1.11 over CUDA, were not reported as such:\n%s\n%s\n%s" %
+                                (verdict, bound, r.stdout[-3000:] + r.stderr))
+            else:
+                print("ok: Auto ÷ CUDA in the same process is the paired ratio, held against 1.15× at 4 KiB and "
+                      "1.0× from 256 KiB, with the fastest legal sequence's own ratio beside it")
+            for label_, change, needle in (
+                    ("a confirmation with CUDA but without the pair of Auto and CUDA",
+                     lambda d: d["confirm"]["serial"][0].__setitem__(
+                         "paired", [p for p in d["confirm"]["serial"][0]["paired"] if p["b"] != "cuda.zero_copy"]),
+                     "no paired ratio of 'clzero.Auto' over 'cuda.zero_copy'"),
+                    ("a confirmation of CUDA alone",
+                     lambda d: d["confirm"]["serial"][0].__setitem__("subjects", ["cuda.zero_copy"]),
+                     "CUDA is confirmed only beside a clzero subject"),
+                    ("a pair of CUDA over Auto the wrong way round",
+                     lambda d: d["confirm"]["serial"][0]["paired"].append(
+                         {"a": "cuda.zero_copy", "b": "clzero.Auto", "median": 1.0, "samples": 3, "by_rep": [1.0]}),
+                     "nor a clzero subject over CUDA")):
+                data = with_cuda({}, 0.9)
+                change(data)
+                refused(label_, conf_path, data, needle)
+
         # A ratio printed beside a verdict never reads as the other side of
         # the target: 1.0241 against 1.02 is a miss, so not "1.02".
         sys.path.insert(0, os.path.dirname(TOOL))

@@ -23,8 +23,9 @@
 #   info       clzero-info (every platform and device)
 #   sequences  clzero_sequences on each platform: every legal sequence and
 #              every clzero policy interleaved (docs/bench/sequences/);
-#              SEQUENCES_RUNS whole runs, each NVIDIA run preceded by CUDA's
-#              zero copy where the cuda stage ran before it;
+#              SEQUENCES_RUNS whole runs (numbered from SEQUENCES_FIRST_RUN,
+#              default 1), each NVIDIA run preceded by CUDA's zero copy
+#              where the cuda stage ran before it;
 #              SEQUENCES_PLATFORMS ("nvidia", "pocl"; both by default)
 #              keeps one platform, SEQUENCES_ARGS adds arguments
 #   host       clzero_sequences --sections host on each platform: the host's
@@ -221,7 +222,9 @@ stage_sequences() {
   # Where the cuda stage built cuda_zero_copy, its zero copy runs just before
   # each NVIDIA run (cuda-zero-copy-runN.json), so that clzero's Auto is held
   # against a CUDA run minutes, not a stage, apart.
-  for run in $(seq 1 "${SEQUENCES_RUNS:-1}"); do
+  # SEQUENCES_FIRST_RUN (default 1) starts the numbering later, for the
+  # rest of the runs in a second call (SEQUENCES_RUNS is the last number).
+  for run in $(seq "${SEQUENCES_FIRST_RUN:-1}" "${SEQUENCES_RUNS:-1}"); do
     # Only where an NVIDIA run follows: before PoCL runs a CUDA run
     # compares nothing.
     if [ -x "$build/cuda_zero_copy" ] && [[ " ${SEQUENCES_PLATFORMS:-nvidia pocl} " == *" nvidia "* ]]; then
