@@ -87,7 +87,7 @@ struct Runner {
   /// One timed inference; returns its duration in seconds.
   double timed() {
     const auto t0 = Clock::now();
-    const std::uint64_t sum = inference->run(iter);
+    std::uint64_t sum = inference->run(iter);
     const auto t1 = Clock::now();
     benchmark::DoNotOptimize(sum);
     wrong += static_cast<std::uint64_t>(check && sum != fresh_sum(n, iter));

@@ -44,6 +44,7 @@ from one_block import BlockError, OneBlock  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+README = os.path.join(ROOT, "README.md")
 JSON_DIR = os.path.join(ROOT, "docs", "bench", "sequences")
 BLOCK = "sequences"
 SCHEMA = "clzero.sequences/1"
@@ -158,6 +159,7 @@ class Run:
         self.cuda = None  # {bytes: µs} of CUDA zero copy on the same machine, when committed
         self.cuda_runs = None  # [{bytes: µs}] per whole run, where CUDA alternated with the runs
         self.host_source = None  # a host-only run whose host costs replace the runs' own
+        self.coexist = []  # [(n, with CUDA, Run)]: shorter processes with and without CUDA beside OpenCL
         self.sections = {}
         self.blocks = {}  # (section, bytes) -> (inferences per turn, whether the first was timed apart)
         for section in ("serial", "pipelined"):
@@ -1074,7 +1076,39 @@ def cuda_block(run):
     if bound:
         out.append("The fastest legal OpenCL sequence itself was above the goal in some run at: %s: there no "
                    "OpenCL code, clzero's or hand-written, reached CUDA's time in that run.\n" % "; ".join(bound))
+    out += coexist_lines(run)
     return "\n".join(out)
+
+
+def coexist_lines(run):
+    """Whether CUDA in the process changes OpenCL's numbers: shorter
+    processes with and without it, each with Auto's confirmation."""
+    if not run.coexist:
+        return []
+    sizes = sorted({b for _, _, r in run.coexist for b in r.confirm["serial"]})
+    rows, worst = [], {True: [], False: []}
+    for n, with_cuda, r in run.coexist:
+        cells = []
+        for b in sizes:
+            got = r.confirmed("serial", b, "clzero.Auto", 0) if b in r.confirm["serial"] else None
+            best = r.fastest("serial", b, lambda v: v["kind"] == "legal") if b in r.sections["serial"] else None
+            if got in (None, "stale") or best is None:
+                cells.append("–")
+                continue
+            worst[with_cuda].append(got[0])
+            cells.append("%s (%s)" % (verdict_ratio(got[0], TARGET), us(best[1])))
+        rows.append([str(n), "yes" if with_cuda else "no (`--no-cuda`)"] + cells)
+    out = ["Does CUDA beside OpenCL change OpenCL's numbers? Shorter processes on the same machine, one after "
+           "another, alternately without CUDA and with it (`docs/bench/sequences/coexist/`, %s each): per size, "
+           "`clzero.Auto` ÷ the fastest legal sequence, paired in Auto's confirmation, and in brackets the fastest "
+           "legal sequence's median in µs from the process's own tables.\n" %
+           ("budget %s s" % num_text(run.coexist[0][2].context.get("budget_s", 0))),
+           table(["process", "CUDA in it"] + [size_name(b) for b in sizes], rows)]
+    if worst[True] and worst[False]:
+        out.append("\n`clzero.Auto` ÷ the fastest legal sequence over every size: %.3f–%.3f with CUDA in the "
+                   "process, %.3f–%.3f without.\n" % (min(worst[True]), max(worst[True]), min(worst[False]),
+                                                      max(worst[False])))
+    return out
 
 
 def kinds_block(run):
@@ -1204,6 +1238,35 @@ def generate(runs):
 # ---------------------------------------------------------------- the document
 
 BLOCK_IN_DOC = OneBlock("sequence_report", BLOCK, MAX_BLOCK_BYTES)
+# The README's comparison with CUDA, from the runs that timed CUDA in the
+# same process (written with the document's block, from the same JSON).
+README_BLOCK = OneBlock("sequence_report", "cuda", 4096)
+README_SIZES = (4096, 256 << 10, 4 << 20)
+
+
+def readme_cuda(runs):
+    """The README's lines on CUDA: clzero's Auto and the fastest legal OpenCL
+    sequence over CUDA's zero copy, paired round by round in one process,
+    per whole run, at the README's sizes."""
+    with_cuda = [r for r in runs if any(r.confirmed_cuda(b, k) is not None
+                                        for b in README_SIZES for k in range(r.whole_runs))]
+    if not with_cuda:
+        return "_No committed run timed CUDA in the same process yet: see [docs/benchmarks.md](docs/benchmarks.md)._"
+    out = []
+    for run in with_cuda:
+        sizes = [b for b in README_SIZES if any(run.confirmed_cuda(b, k) for k in range(run.whole_runs))]
+        got = {b: [run.confirmed_cuda(b, k) for k in range(run.whole_runs)] for b in sizes}
+
+        def cells(i):
+            return [", ".join("%.2f" % g[i] if g else "–" for g in got[b]) for b in sizes]
+        out += ["Against CUDA on the same GPU (%s), timed in one process, round by round, by `tools/sequence_report.py` "
+                "from %s whole run%s (`docs/bench/sequences/%s-run*.json`; the method and every size in "
+                "[docs/benchmarks.md](docs/benchmarks.md)), one ratio per run:" %
+                (run.context["device"], run.whole_runs, "s" if run.whole_runs > 1 else "", run.name), "",
+                table(["time ÷ CUDA zero copy (`cudaHostAllocMapped`)"] + [size_name(b) for b in sizes],
+                      [["**clzero `Auto`**"] + cells(0), ["the fastest legal OpenCL sequence, hand-written"] + cells(1)]),
+                ""]
+    return "\n".join(out).strip()
 
 
 def load_cuda(path):
@@ -1259,6 +1322,31 @@ def load_runs(json_dir):
             if extra.context["device"] != r.context["device"] or extra.context["platform"] != r.context["platform"]:
                 raise ReportError("%s: device '%s' is not %s's" % (extra.where, extra.context["device"], r.name))
             r.host, r.host_cold, r.host_source = extra.host, extra.host_cold, os.path.basename(path)
+    # coexist/<run name>-{cuda,nocuda}-N.json: shorter processes of the same
+    # machine, alternately with CUDA in the process and without it
+    # (--no-cuda): whether CUDA beside OpenCL changes OpenCL's numbers.
+    for path in sorted(glob.glob(os.path.join(json_dir, "coexist", "*.json"))):
+        where = os.path.relpath(path, ROOT)
+        m = re.match(r"^(?P<run>.+)-(?P<mode>cuda|nocuda)-(?P<n>[0-9]+)$", os.path.splitext(os.path.basename(path))[0])
+        if not m:
+            raise ReportError("%s: a coexistence run is named <run>-cuda-N.json or <run>-nocuda-N.json" % where)
+        matched = [r for r in runs if r.name == m.group("run")]
+        if not matched:
+            raise ReportError("%s: no whole runs named %s to go with" % (where, m.group("run")))
+        extra = Run(path)
+        with_cuda = m.group("mode") == "cuda"
+        has = "cuda.zero_copy" in extra.variants
+        if has != with_cuda:
+            raise ReportError("%s: named %s CUDA but %s cuda.zero_copy" %
+                              (where, "with" if with_cuda else "without", "has" if has else "lacks"))
+        if not extra.confirm["serial"]:
+            raise ReportError("%s: no confirmation of Auto to compare" % where)
+        for r in matched:
+            if extra.context["device"] != r.context["device"] or extra.context["platform"] != r.context["platform"]:
+                raise ReportError("%s: device '%s' is not %s's" % (where, extra.context["device"], r.name))
+            r.coexist.append((int(m.group("n")), with_cuda, extra))
+    for r in runs:
+        r.coexist.sort(key=lambda x: (x[0], x[1]))
     # Numbered ones, <machine>-cuda-runN.json, ran just before the NVIDIA
     # whole run N (alternating): each run is then held against its own.
     cuda_groups = {}
@@ -1288,14 +1376,26 @@ def main(argv=None):
     ap.add_argument("--print", nargs="+", metavar="JSON", help="print the tables of these runs")
     ap.add_argument("--doc", default=DOC, help="the document (default docs/benchmarks.md)")
     ap.add_argument("--json-dir", default=JSON_DIR, help="the runs (default docs/bench/sequences)")
+    ap.add_argument("--readme", help="a README whose 'cuda' block to write or check (default: README.md, where "
+                    "--doc and --json-dir are the defaults)")
     args = ap.parse_args(argv)
     try:
         if args.print:
             sys.stdout.write(generate([Run(os.path.abspath(p)) for p in args.print]))
             return 0
-        generated = generate(load_runs(args.json_dir))
+        runs = load_runs(args.json_dir)
+        generated = generate(runs)
         doc_name = os.path.relpath(args.doc, ROOT) if os.path.abspath(args.doc).startswith(ROOT) else args.doc
         BLOCK_IN_DOC.write_or_check(args.doc, doc_name, generated, args.check, os.path.relpath(args.json_dir, ROOT))
+        # The README's block goes with the committed document and JSON only
+        # (a copy of the document elsewhere, or other JSON, leaves it alone),
+        # unless --readme names a copy of the README.
+        readme = args.readme or (README if os.path.abspath(args.doc) == DOC and
+                                 os.path.abspath(args.json_dir) == JSON_DIR else None)
+        if readme:
+            readme_name = os.path.relpath(readme, ROOT) if os.path.abspath(readme).startswith(ROOT) else readme
+            README_BLOCK.write_or_check(readme, readme_name, readme_cuda(runs), args.check,
+                                        os.path.relpath(args.json_dir, ROOT))
         return 0
     except ReportError as e:
         print("sequence_report: %s" % e, file=sys.stderr)

@@ -491,6 +491,76 @@ def main():
                 change(data)
                 refused(label_, conf_path, data, needle)
 
+        # The coexistence runs: named for their whole runs, with CUDA in
+        # them exactly where the name says so.
+        coexist = os.path.join(json_copy, "coexist")
+        names = sorted(os.listdir(coexist)) if os.path.isdir(coexist) else []
+        with_name = next((n for n in names if "-cuda-" in n), None)
+        without_name = next((n for n in names if "-nocuda-" in n), None)
+        if not with_name or not without_name:
+            failures.append("no committed coexistence runs (coexist/*-cuda-N.json and *-nocuda-N.json) to damage")
+        else:
+            with_path, without_path = os.path.join(coexist, with_name), os.path.join(coexist, without_name)
+            with open(with_path, encoding="utf-8") as f:
+                with_text = f.read()
+            with open(without_path, encoding="utf-8") as f:
+                without_text = f.read()
+            swaps = (("a run named with CUDA that has none", with_path, without_text, "lacks cuda.zero_copy"),
+                     ("a run named without CUDA that has it", without_path, with_text, "has cuda.zero_copy"))
+            for label_, path_, body, needle in swaps:
+                with open(path_, "w", encoding="utf-8") as f:
+                    f.write(body)
+                expect_needle = check(DOC, json_copy)
+                if expect_needle[0] == 0 or needle not in expect_needle[1]:
+                    failures.append("%s was not refused:\n%s" % (label_, expect_needle[1]))
+                else:
+                    print("ok: %s is refused" % label_)
+                with open(with_path, "w", encoding="utf-8") as f:
+                    f.write(with_text)
+                with open(without_path, "w", encoding="utf-8") as f:
+                    f.write(without_text)
+            stray = os.path.join(coexist, "nowhere-cuda-1.json")
+            shutil.copy(with_path, stray)
+            rc_, out_ = check(DOC, json_copy)
+            if rc_ == 0 or "no whole runs named nowhere" not in out_:
+                failures.append("a coexistence run of no whole runs was not refused:\n%s" % out_)
+            else:
+                print("ok: a coexistence run of no whole runs is refused")
+            os.remove(stray)
+
+        # The README's CUDA block goes with the same JSON: --check fails on
+        # a README without it, with it doubled, or with a ratio changed.
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            readme_text = f.read()
+        rb, re_ = "<!-- sequence_report:begin cuda -->", "<!-- sequence_report:end cuda -->"
+        if rb not in readme_text or re_ not in readme_text:
+            failures.append("README.md has no sequence_report cuda block")
+        else:
+            readme_copy = os.path.join(tmp, "README.md")
+            readme_block = readme_text[readme_text.index(rb):readme_text.index(re_) + len(re_)]
+            row = next((x for x in readme_block.splitlines() if x.startswith("| **clzero `Auto`**")), None)
+            damaged = [("the README as committed", readme_text, True),
+                       ("a README without its CUDA block", readme_text.replace(readme_block, ""), False),
+                       ("a README with its CUDA block doubled", readme_text + "\n" + readme_block + "\n", False)]
+            if row is None:
+                failures.append("README.md's cuda block has no clzero `Auto` row")
+            else:
+                cell = row.split("|")[2]
+                damaged.append(("a README with a CUDA ratio changed",
+                                readme_text.replace(row, row.replace(cell, " 0.50" + cell, 1)), False))
+            with open(doc, "w", encoding="utf-8") as f:
+                f.write(text)
+            for label_, readme_body, want_ok in damaged:
+                with open(readme_copy, "w", encoding="utf-8") as f:
+                    f.write(readme_body)
+                r = subprocess.run([sys.executable, TOOL, "--check", "--doc", doc, "--json-dir", json_copy,
+                                    "--readme", readme_copy], capture_output=True, text=True)
+                if (r.returncode == 0) != want_ok:
+                    failures.append("%s: exit status %d, expected %s\n%s%s" %
+                                    (label_, r.returncode, "0" if want_ok else "1", r.stdout, r.stderr))
+                else:
+                    print("ok: %s%s" % (label_, " passes" if want_ok else " is refused"))
+
         # A ratio printed beside a verdict never reads as the other side of
         # the target: 1.0241 against 1.02 is a miss, so not "1.02".
         sys.path.insert(0, os.path.dirname(TOOL))

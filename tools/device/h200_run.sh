@@ -121,7 +121,7 @@ if ls .deb/*.deb > /dev/null 2>&1; then
   export CMAKE_PREFIX_PATH=/tmp/debroot/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
   export LD_LIBRARY_PATH=/tmp/debroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 else
-  note "no .deb/ here: clzero_bench and mlp_digits are not built"
+  note "no .deb/ here: clzero_bench and mlp_digits are built only where the machine has Google Benchmark and CLBlast"
 fi
 
 exe() { [ -x "$build/$1" ]; }
