@@ -45,6 +45,10 @@ MODELS = [("elementwise", 4096), ("elementwise", 262144), ("elementwise", 419430
           ("conv1x1", 4096), ("conv1x1", 262144), ("conv1x1", 4194304)]
 SERIES = ("wait_us", "copy_us", "copy_run_us", "copy_readback_us", "copy_read_us",
           "map_us", "map_run_us", "map_map_us", "map_read_us", "map_unmap_us")
+# Read again right after the first read, and a read of the benchmark's own
+# memory read just before: outside every total; in logs of benchmarks that
+# time them (all three in every file of a folder, or none).
+REREAD = ("copy_reread_us", "map_reread_us", "own_read_us")
 # The devices, each a folder under the logs' root: (folder, how MNN reached it)
 DEVICES = (("h200/23-final-4a206bb/call3-f8c9fde/mnn/nvidia", "NVIDIA's OpenCL, H200 machine"),
            ("ci/24-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine"))
@@ -118,7 +122,10 @@ def load(path):
         need(m.get("cpu_bad") == 0, at, "%r outputs disagree with the CPU backend" % m.get("cpu_bad"))
         need(m.get("unchanged") == 0, at, "%r outputs did not change from one inference to the next"
              % m.get("unchanged"))
-        for key in SERIES:
+        present = [key for key in REREAD if key in m]
+        need(not present or len(present) == len(REREAD), at, "has %s but not %s" %
+             (", ".join(present), ", ".join(k for k in REREAD if k not in present)))
+        for key in SERIES + tuple(present):
             v = m.get(key)
             need(isinstance(v, list) and len(v) == n, at, "%s has %s samples, expected %d"
                  % (key, len(v) if isinstance(v, list) else "no", n))
@@ -145,6 +152,9 @@ def load_device(folder):
     need(rounds["patched"] == rounds["unpatched"], where, "rounds differ between variants: %s" % rounds)
     need(len(set(rounds["patched"])) == len(rounds["patched"]), where, "a round appears twice")
     first = runs[0]
+    rereads = {r["_where"]: REREAD[0] in r["models"][0] for r in runs}
+    need(len(set(rereads.values())) == 1, where, "the second reads are timed in %s but not in %s" %
+         (", ".join(w for w, has in rereads.items() if has), ", ".join(w for w, has in rereads.items() if not has)))
     for r in runs[1:]:
         for key in STRINGS + ("iterations",):
             need(r[key] == first[key], r["_where"], "%s %r differs from %r in %s" % (key, r[key], first[key],
@@ -304,6 +314,24 @@ def device_block(folder, how):
                 cells.append(" + ".join(fmt(quantile(pooled(runs, v, i, k), 0.5)) for k in keys))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    if REREAD[0] in first["models"][0]:
+        lines.append("The same read again right after the first, and a read of memory of the output's size that "
+                     "the benchmark owns and read just before (own memory, in the run + wait turns), medians in "
+                     "µs; none of these is part of any time above:")
+        lines.append("")
+        lines.append("| model | output | copy, read: unpatched | again | patched | again | map, read: unpatched "
+                     "| again | patched | again | own memory |")
+        lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+        for i, (model, size) in enumerate(MODELS):
+            cells = [model, size_name(size)]
+            for first_key, again_key in (("copy_read_us", "copy_reread_us"), ("map_read_us", "map_reread_us")):
+                for v in VARIANTS:
+                    cells += [fmt(quantile(pooled(runs, v, i, first_key), 0.5)),
+                              fmt(quantile(pooled(runs, v, i, again_key), 0.5))]
+            own = pooled(runs, "unpatched", i, "own_read_us") + pooled(runs, "patched", i, "own_read_us")
+            cells.append(fmt(quantile(own, 0.5)))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
     return lines
 
 

@@ -84,7 +84,7 @@ def main():
         damaged[row] = damaged[row].replace("|", "| 1", 2)
         run("a table row changed", False, text[:b] + "".join(damaged) + text[e:])
 
-        def damaged_logs(label, damage, folder=NVIDIA, name=None):
+        def damaged_logs(label, damage, folder=NVIDIA, name=None, expect=None):
             logs = os.path.join(tmp, "logs-" + str(len(os.listdir(tmp))))
             shutil.copytree(LOGS, logs)
             names = sorted(n for n in os.listdir(os.path.join(logs, folder))
@@ -98,7 +98,7 @@ def main():
             else:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(result)
-            run(label, False, logs=logs)
+            run(label, False, logs=logs, expect=expect)
 
         def edit(change):
             def apply(raw):
@@ -125,6 +125,30 @@ def main():
         damaged_logs("outputs read in another layout (NC4HW4)", edit(lambda d: d.update(read_layout="c4")))
         damaged_logs("no device name", edit(lambda d: d.update(device="")), folder=POCL)
         damaged_logs("a PoCL log cut short", lambda raw: raw[:100], folder=POCL)
+
+        # The second reads (copy_reread_us, map_reread_us, own_read_us):
+        # all three in a file or none, and in every file of a folder or in
+        # none, whichever the committed folder has.
+        def rereads(d, keep):
+            for m in d["models"]:
+                for key, like in (("copy_reread_us", "copy_read_us"), ("map_reread_us", "map_read_us"),
+                                  ("own_read_us", "wait_us")):
+                    if key in keep:
+                        m[key] = list(m.get(key, m[like]))
+                    else:
+                        m.pop(key, None)
+        for folder in (NVIDIA, POCL):
+            name = sorted(n for n in os.listdir(os.path.join(LOGS, folder))
+                          if n.endswith(".json") and n != "device.json")[-1]
+            with open(os.path.join(LOGS, folder, name), encoding="utf-8") as f:
+                timed = "copy_reread_us" in json.load(f)["models"][0]
+            damaged_logs("second reads in part (%s)" % folder,
+                         edit(lambda d: rereads(d, ("copy_reread_us", "map_reread_us"))), folder=folder,
+                         expect="but not own_read_us")
+            damaged_logs("second reads in one file of a folder %s them (%s)" % (
+                "whose other files lack" if not timed else "whose other files have", folder),
+                edit(lambda d, t=timed: rereads(d, () if t else ("copy_reread_us", "map_reread_us", "own_read_us"))),
+                folder=folder, expect="the second reads are timed in")
         # A device.json (the strings of another run, for a run that named the
         # wrong device) is trusted only with its evidence in the run's log.
         def device_json(label, content):

@@ -12,7 +12,12 @@
 //   map:  runSession, Tensor::map(MAP_TENSOR_READ), the host reads every
 //         element, unmap
 // Every inference gets a new input (never zeros), so every output differs
-// from the one before. Outside the timed part each copied or mapped output
+// from the one before. Outside the timed part, and outside every total, the
+// host reads the copied or mapped output a second time (*_reread_us: what
+// the same read costs once the first has brought the data in), and in the
+// wait turn it reads a buffer of the output's size that it owns and read
+// just before (own_read_us: a read of memory in the caches, in this
+// process). Each copied or mapped output
 // is hashed (patched and unpatched runs must give the same hash for the same
 // inference) and compared with MNN's CPU backend (1e-3 relative).
 //
@@ -162,6 +167,7 @@ Session_ open_session(const std::vector<int8_t>& model, MNNForwardType type, Bac
 
 struct Stats {
   std::vector<double> wait, copy, map, copy_run, copy_readback, copy_read, map_run, map_map, map_read, map_unmap;
+  std::vector<double> copy_reread, map_reread, own_read;
   std::vector<std::uint64_t> copy_hash, map_hash;
   double cpu_max_rel = 0;
   long cpu_bad = 0;
@@ -367,6 +373,9 @@ int main(int argc, char** argv) {
     std::uint64_t sink = 0;
     std::uint64_t last_copy = 0, last_map = 0;
     std::vector<float> reference(out_bytes / 4);
+    // Memory of the output's size that only the host touches.
+    std::vector<std::uint32_t> own(out_bytes / 4);
+    for (std::size_t i = 0; i < own.size(); ++i) own[i] = static_cast<std::uint32_t>(i * 2654435761u);
 
     auto set_input = [&](std::uint64_t inference) {
       fill_input(host_in->host<float>(), in_n, inference);
@@ -405,6 +414,11 @@ int main(int argc, char** argv) {
           gpu.output->wait(Tensor::MAP_TENSOR_READ, true);
           auto t1 = Clock::now();
           if (keep) st.wait.push_back(us_between(t0, t1));
+          sink += read_all(own.data(), out_bytes);
+          auto r0 = Clock::now();
+          sink += read_all(own.data(), out_bytes);
+          auto r1 = Clock::now();
+          if (keep) st.own_read.push_back(us_between(r0, r1));
         } else if (mode == 1) {
           auto t0 = Clock::now();
           gpu.net->runSession(gpu.session);
@@ -413,7 +427,10 @@ int main(int argc, char** argv) {
           auto t2 = Clock::now();
           sink += read_all(host_out->host<void>(), out_bytes);
           auto t3 = Clock::now();
+          sink += read_all(host_out->host<void>(), out_bytes);
+          auto t4 = Clock::now();
           if (keep) {
+            st.copy_reread.push_back(us_between(t3, t4));
             st.copy.push_back(us_between(t0, t3));
             st.copy_run.push_back(us_between(t0, t1));
             st.copy_readback.push_back(us_between(t1, t2));
@@ -429,6 +446,8 @@ int main(int argc, char** argv) {
           if (mapped == nullptr) fail("Tensor::map returned null");
           sink += read_all(mapped, out_bytes);
           auto t3 = Clock::now();
+          sink += read_all(mapped, out_bytes);
+          if (keep) st.map_reread.push_back(us_between(t3, Clock::now()));
           check(mapped, inference, keep ? &st.map_hash : nullptr, &last_map);  // before unmap: not timed
           auto t4 = Clock::now();
           gpu.output->unmap(Tensor::MAP_TENSOR_READ, read_layout, mapped);
@@ -460,7 +479,10 @@ int main(int argc, char** argv) {
     json_numbers(f, "map_run_us", st.map_run);
     json_numbers(f, "map_map_us", st.map_map);
     json_numbers(f, "map_read_us", st.map_read);
-    json_numbers(f, "map_unmap_us", st.map_unmap, false);
+    json_numbers(f, "map_unmap_us", st.map_unmap);
+    json_numbers(f, "copy_reread_us", st.copy_reread);
+    json_numbers(f, "map_reread_us", st.map_reread);
+    json_numbers(f, "own_read_us", st.own_read, false);
     std::fprintf(f, "    }");
     first_model = false;
     std::fprintf(stderr, "%s %s %zu B: cpu_bad %ld (max rel %.3g), unchanged %ld\n", variant.c_str(), spec.name.c_str(),
