@@ -20,7 +20,10 @@
 // and, to see where each buffer's data lands, two reads in place of the
 // mapped output, no copy: nv_in_place and ahp_in_place (ALLOC_HOST_PTR).
 // The caller's memory is malloc'd with 64-byte alignment, as MNN's host
-// tensors are. Every element of every call is checked (untimed).
+// tensors are. Every element of every call is checked (untimed), and so is
+// the timed read's sum, which the program prints at the end: a sum that
+// nothing used would let the compiler drop the read from the timed part
+// (before this, it did, and every time here left the read out).
 //   g++ -std=c++17 -O3 tools/device/host_tensor_readback.cpp -lOpenCL && ./a.out [platform] [rounds]
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -56,6 +59,13 @@ uint64_t read_all(const uint32_t* data, size_t count) {
   return sum;
 }
 
+// What read_all must give for a fresh output, without reading it.
+uint64_t expected_sum(size_t count, uint32_t k) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < count; ++i) sum += (static_cast<uint32_t>(i) * 2654435761u) ^ k;
+  return sum;
+}
+
 bool fresh(const uint32_t* data, size_t count, uint32_t k) {
   for (size_t i = 0; i < count; ++i)
     if (data[i] != ((static_cast<uint32_t>(i) * 2654435761u) ^ k)) return false;
@@ -70,6 +80,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  uint64_t sink = 0;  // every timed read's sum: printed, so no read can be dropped
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 200;
   cl_uint count = 0;
@@ -143,7 +154,6 @@ int main(int argc, char** argv) {
     cl_mem kept = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host[3], &rc);
     ok(rc, "kept USE_HOST_PTR buffer");
     std::vector<double> us[kWays];
-    uint64_t sink = 0;
     uint32_t k = 1;
     const size_t global = n;
     for (int round = -10; round < rounds; ++round) {
@@ -182,9 +192,10 @@ int main(int argc, char** argv) {
           }
         }
         const uint32_t* result = (way == 5 || way == 6) ? static_cast<const uint32_t*>(at_rest[way]) : host[way];
-        sink += read_all(result, n);
+        const uint64_t read_sum = read_all(result, n);
         const auto t1 = Clock::now();
-        if (!fresh(result, n, k)) {
+        sink += read_sum;
+        if (read_sum != expected_sum(n, k) || !fresh(result, n, k)) {
           std::fprintf(stderr, "host_tensor_readback: %s read a wrong element at %zu bytes\n", names[way], bytes);
           return 1;
         }
@@ -211,8 +222,8 @@ int main(int argc, char** argv) {
     clReleaseMemObject(device_buf);
     for (auto h : host) std::free(h);
     std::fflush(stdout);
-    (void)sink;
   }
+  std::printf("the timed reads summed to %llu\n", static_cast<unsigned long long>(sink));
   std::printf("every element of every call checked; medians of %d rounds\n", rounds);
   return 0;
 }
