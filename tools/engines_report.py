@@ -50,12 +50,12 @@ SERIES = ("wait_us", "copy_us", "copy_run_us", "copy_readback_us", "copy_read_us
 # time them (all three in every file of a folder, or none).
 REREAD = ("copy_reread_us", "map_reread_us", "own_read_us")
 # The devices, each a folder under the logs' root: (folder, how MNN reached it)
-DEVICES = (("h200/23-final-4a206bb/call3-f8c9fde/mnn/nvidia", "NVIDIA's OpenCL, H200 machine"),
-           ("ci/24-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine"))
+DEVICES = (("h200/26-reads-ceda9bb-d029495/call1-ceda9bb/mnn/nvidia", "NVIDIA's OpenCL, H200 machine"),
+           ("ci/25-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine"))
 STRINGS = ("platform", "device", "device_version", "driver")
 # tools/device/host_tensor_readback's output: (folder, file prefix, device)
-PROBE = (("h200/24-final-25dcfb2/call4-2cac05a", "nvidia-run", "NVIDIA H200, NVIDIA's OpenCL"),
-         ("h200/24-final-25dcfb2/call4-2cac05a", "pocl-run", "PoCL 5 on the H200 machine's 16-core Xeon"))
+PROBE = (("h200/26-reads-ceda9bb-d029495/call2-d029495", "nvidia-run", "NVIDIA H200, NVIDIA's OpenCL"),
+         ("h200/26-reads-ceda9bb-d029495/call2-d029495", "pocl-run", "PoCL 5 on the H200 machine's 16-core Xeon"))
 PROBE_BEGIN = "<!-- engines_report:begin caller-memory -->"
 PROBE_END = "<!-- engines_report:end caller-memory -->"
 PROBE_SIZES = (4096, 262144, 4194304)
@@ -78,6 +78,10 @@ PROBE_WAYS = (("read_pageable", "device buffer, blocking `clEnqueueReadBuffer` i
 PROBE_REQUIRED = 4
 PROBE_ROW = re.compile(r"^(\d+) +(\w+) +([0-9.]+) +([0-9.]+) +([0-9.]+)$")
 PROBE_LAST = re.compile(r"^every element of every call checked; medians of (\d+) rounds$")
+# The line before it: the timed reads' sum, printed so that no compiler can
+# drop a read from the timed part (a program whose sum nothing used timed
+# no read at all).
+PROBE_SUM = re.compile(r"^the timed reads summed to \d+$")
 GOAL = 0.5
 
 
@@ -357,10 +361,13 @@ def load_probe(folder, prefix):
             lines = [line.rstrip("\n") for line in f]
         heads = [i for i, line in enumerate(lines) if line.split()[:2] == ["bytes", "way"]]
         need(len(heads) == 1, at, "needs exactly one header line 'bytes way ...' (found %d)" % len(heads))
-        rows, last = lines[heads[0] + 1:-1], lines[-1] if lines else ""
+        rows, last = lines[heads[0] + 1:-2], lines[-1] if lines else ""
         m = PROBE_LAST.match(last)
         need(m is not None, at, "does not end with the line that every element of every call was checked "
              "(last line: %r)" % last)
+        summed = lines[-2] if len(lines) > heads[0] + 2 else ""
+        need(PROBE_SUM.match(summed) is not None, at, "has no line with the timed reads' sum before its last "
+             "(a program that does not use the sum may have timed no read): %r" % summed)
         need(int(m.group(1)) >= 100, at, "%s rounds; at least 100 are needed" % m.group(1))
         seen = set()
         for line in rows:

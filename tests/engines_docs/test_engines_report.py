@@ -193,8 +193,13 @@ def main():
         damaged_probe("a probe row missing", drop_line("4194304    use_host_ptr_kept"),
                       "use_host_ptr_kept has no row at")
         damaged_probe("a probe row twice",
-                      lambda raw: raw.replace("every element", "4096       map_memcpy 1.0 1.0 1.0\nevery element"),
+                      lambda raw: raw.replace("the timed reads summed",
+                                              "4096       map_memcpy 1.0 1.0 1.0\nthe timed reads summed"),
                       "twice")
+        # A program that does not use its reads' sum may time no read (the
+        # compiler drops it): its output has no sum line and is refused.
+        damaged_probe("a probe without the timed reads' sum", drop_line("the timed reads summed"),
+                      "has no line with the timed reads' sum")
         damaged_probe("a probe time that is not a number",
                       lambda raw: raw.replace("4194304    map_memcpy", "4194304    map_memcpy  fast", 1),
                       "not a row of the table")
