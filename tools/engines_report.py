@@ -50,8 +50,11 @@ SERIES = ("wait_us", "copy_us", "copy_run_us", "copy_readback_us", "copy_read_us
 # time them (all three in every file of a folder, or none).
 REREAD = ("copy_reread_us", "map_reread_us", "own_read_us")
 # The devices, each a folder under the logs' root: (folder, how MNN reached it)
-DEVICES = (("h200/26-reads-ceda9bb-d029495/call1-ceda9bb/mnn/nvidia", "NVIDIA's OpenCL, H200 machine"),
-           ("ci/25-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine"))
+# (folder, how MNN reached it, the models it holds: None for all of MODELS).
+DEVICES = (("h200/26-reads-ceda9bb-d029495/call1-ceda9bb/mnn/nvidia", "NVIDIA's OpenCL, H200 machine", None),
+           ("h200/27-mnn-pocl5-3c32b80/call4-elementwise/mnn/pocl5",
+            "PoCL 5 through the CPU-as-GPU shim, the only platform MNN saw, H200 machine", ("elementwise",)),
+           ("ci/25-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine", None))
 STRINGS = ("platform", "device", "device_version", "driver")
 # tools/device/host_tensor_readback's output: (folder, file prefix, device)
 PROBE = (("h200/26-reads-ceda9bb-d029495/call2-d029495", "nvidia-run", "NVIDIA H200, NVIDIA's OpenCL"),
@@ -102,7 +105,13 @@ def read_json(path, where):
         raise Malformed("%s: not readable JSON (%s)" % (where, e))
 
 
-def load(path):
+def expected_models(names):
+    return [m for m in MODELS if names is None or m[0] in names]
+
+
+def load(path, expected=None):
+    """One process's JSON; `expected` (default: all of MODELS) is what it must hold, in order."""
+    expected = MODELS if expected is None else expected
     where = os.path.relpath(path, ROOT)
     data = read_json(path, where)
     need(isinstance(data, dict), where, "not a JSON object")
@@ -120,7 +129,7 @@ def load(path):
     models = data.get("models")
     need(isinstance(models, list), where, "no models list")
     seen = [(m.get("model"), m.get("output_bytes")) for m in models if isinstance(m, dict)]
-    need(seen == MODELS, where, "models %s, expected %s" % (seen, MODELS))
+    need(seen == expected, where, "models %s, expected %s" % (seen, expected))
     for m in models:
         at = "%s: %s %d B" % (where, m["model"], m["output_bytes"])
         need(m.get("cpu_bad") == 0, at, "%r outputs disagree with the CPU backend" % m.get("cpu_bad"))
@@ -143,13 +152,14 @@ def load(path):
     return data
 
 
-def load_device(folder):
+def load_device(folder, models=None):
+    models = MODELS if models is None else models
     path = os.path.join(LOGS_DIR, folder)
     where = os.path.relpath(path, ROOT)
     need(os.path.isdir(path), where, "no such folder")
     names = sorted(f for f in os.listdir(path) if f.endswith(".json") and f != "device.json")
     need(names, where, "no JSON files")
-    runs = [load(os.path.join(path, name)) for name in names]
+    runs = [load(os.path.join(path, name), models) for name in names]
     for variant in VARIANTS:
         need(any(r["variant"] == variant for r in runs), where, "no %s run" % variant)
     rounds = {v: sorted(r["round"] for r in runs if r["variant"] == v) for v in VARIANTS}
@@ -164,7 +174,7 @@ def load_device(folder):
             need(r[key] == first[key], r["_where"], "%s %r differs from %r in %s" % (key, r[key], first[key],
                                                                                   first["_where"]))
     # Same inputs in every process: every output must be identical, patched or not.
-    for i, (model, size) in enumerate(MODELS):
+    for i, (model, size) in enumerate(models):
         for key in ("copy_hash", "map_hash"):
             want = first["models"][i][key]
             for r in runs[1:]:
@@ -234,8 +244,9 @@ def pooled(runs, variant, i, key):
     return out
 
 
-def device_block(folder, how):
-    runs, note = load_device(folder)
+def device_block(folder, how, names=None):
+    models = expected_models(names)
+    runs, note = load_device(folder, models)
     first = runs[0]
     n_rounds = len([r for r in runs if r["variant"] == "patched"])
     lines = []
@@ -250,6 +261,11 @@ def device_block(folder, how):
         lines.append("Device strings from `%s`: %s. Evidence, in the folder's run.log: `%s`." % (note[1], note[0],
                                                                                               note[2]))
         lines.append("")
+    if names is not None:
+        left_out = [m for m in dict.fromkeys(m for m, _ in MODELS) if m not in names]
+        lines.append("Only the %s model ran here, not the %s one; the text below the tables says why." % (
+            " and ".join(names), " and ".join(left_out)))
+        lines.append("")
     lines.append("Median µs per inference (p10–p90), pooled over the processes. *Readback* is run + readback + "
                  "read of every element, less run + wait of the same variant.")
     lines.append("")
@@ -258,7 +274,7 @@ def device_block(folder, how):
                  "| patched | patched / unpatched |")
     lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     verdicts = []
-    for i, (model, size) in enumerate(MODELS):
+    for i, (model, size) in enumerate(models):
         cells = [model, size_name(size)]
         wait = {v: quantile(pooled(runs, v, i, "wait_us"), 0.5) for v in VARIANTS}
         wait_all = pooled(runs, "unpatched", i, "wait_us") + pooled(runs, "patched", i, "wait_us")
@@ -310,7 +326,7 @@ def device_block(folder, how):
     lines.append("")
     lines.append("| model | output | copy, unpatched | copy, patched | map, unpatched | map, patched |")
     lines.append("|---|--:|--:|--:|--:|--:|")
-    for i, (model, size) in enumerate(MODELS):
+    for i, (model, size) in enumerate(models):
         cells = [model, size_name(size)]
         for keys in (("copy_run_us", "copy_readback_us", "copy_read_us"),
                      ("map_run_us", "map_map_us", "map_read_us", "map_unmap_us")):
@@ -326,7 +342,7 @@ def device_block(folder, how):
         lines.append("| model | output | copy, read: unpatched | again | patched | again | map, read: unpatched "
                      "| again | patched | again | own memory |")
         lines.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-        for i, (model, size) in enumerate(MODELS):
+        for i, (model, size) in enumerate(models):
             cells = [model, size_name(size)]
             for first_key, again_key in (("copy_read_us", "copy_reread_us"), ("map_read_us", "map_reread_us")):
                 for v in VARIANTS:
@@ -341,8 +357,8 @@ def device_block(folder, how):
 
 def block():
     lines = ["<!-- generated by tools/engines_report.py from the logs; do not edit by hand -->", ""]
-    for folder, how in DEVICES:
-        lines.extend(device_block(folder, how))
+    for folder, how, names in DEVICES:
+        lines.extend(device_block(folder, how, names))
     return "\n".join(lines)
 
 

@@ -27,13 +27,16 @@ def _tool_devices():
     spec = importlib.util.spec_from_file_location("engines_report", TOOL)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    folders = [folder for folder, _ in module.DEVICES]
-    if len(folders) != 2 or not folders[0].startswith("h200/") or not folders[1].startswith("ci/"):
-        raise SystemExit("test_engines_report: expected an H200 and a CI folder in DEVICES, got %r" % folders)
+    folders = [folder for folder, _, _ in module.DEVICES]
+    subsets = [folder for folder, _, names in module.DEVICES if names is not None]
+    if len(folders) != 3 or not folders[0].startswith("h200/") or not folders[2].startswith("ci/") or \
+            subsets != [folders[1]]:
+        raise SystemExit("test_engines_report: expected in DEVICES an H200 folder, an H200 folder of some models "
+                         "and a CI folder, got %r" % folders)
     return [os.path.join(*folder.split("/")) for folder in folders]
 
 
-NVIDIA, POCL = _tool_devices()
+NVIDIA, POCL5, POCL = _tool_devices()
 
 
 def _probe_folder():
@@ -125,6 +128,13 @@ def main():
         damaged_logs("outputs read in another layout (NC4HW4)", edit(lambda d: d.update(read_layout="c4")))
         damaged_logs("no device name", edit(lambda d: d.update(device="")), folder=POCL)
         damaged_logs("a PoCL log cut short", lambda raw: raw[:100], folder=POCL)
+        # A device whose entry names the models it holds: a file with
+        # another model, or without one of them, is refused.
+        damaged_logs("a model its device's entry leaves out",
+                     edit(lambda d: d["models"].append(dict(d["models"][0], model="conv1x1"))), folder=POCL5,
+                     expect="expected")
+        damaged_logs("a model of its device's entry missing", edit(lambda d: d["models"].pop()), folder=POCL5,
+                     expect="expected")
 
         # The second reads (copy_reread_us, map_reread_us, own_read_us):
         # all three in a file or none, and in every file of a folder or in
