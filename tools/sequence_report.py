@@ -1024,6 +1024,13 @@ def confirm_block(run):
     return "\n".join(out)
 
 
+def cuda_per_run(run, sizes):
+    """{size: [(Auto ÷ CUDA, fastest legal ÷ CUDA) or None, per whole run]}
+    for the sizes where some run confirmed CUDA in the same process."""
+    got = {b: [run.confirmed_cuda(b, k) for k in range(run.whole_runs)] for b in sizes}
+    return {b: g for b, g in got.items() if any(x is not None for x in g)}
+
+
 # Issue 11's CUDA goals: clzero.Auto ÷ CUDA zero copy at most 1.15× at 4 KiB
 # (the OpenCL launch alone costs about 1.13× CUDA's there), at most 1.0×
 # from 256 KiB.
@@ -1035,9 +1042,8 @@ def cuda_block(run):
     """CUDA's zero copy timed in Auto's confirmation rounds, in the same
     process: Auto ÷ CUDA and the fastest legal OpenCL sequence ÷ CUDA, per
     whole run, and the verdict on the goals."""
-    sizes = [b for b in sorted(run.confirm["serial"])
-             if any(run.confirmed_cuda(b, k) is not None for k in range(run.whole_runs))]
-    if not sizes:
+    per_run = cuda_per_run(run, sorted(run.confirm["serial"]))
+    if not per_run:
         return ""
     out = ["#### OpenCL against CUDA, in the same process\n",
            "CUDA's zero copy (`cuda.zero_copy`: `cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP`, the memory "
@@ -1046,10 +1052,8 @@ def cuda_block(run):
            "on the same GPU, in the screen's rounds and in Auto's confirmation rounds above. A ratio here is "
            "the median over those confirmation rounds of the two times in the same round: no minutes of a "
            "shared machine lie between them.\n"]
-    runs = range(run.whole_runs)
     rows = []
-    for b in sizes:
-        got = [run.confirmed_cuda(b, k) for k in runs]
+    for b, got in per_run.items():
         target = cuda_target(b)
         floor = "–"
         if run.ok("serial", b, "floor.kernel_finish") and run.ok("serial", b, "cuda.floor"):
@@ -1061,9 +1065,8 @@ def cuda_block(run):
     out.append(table(["size", "clzero.Auto ÷ CUDA zero copy, per run", "fastest legal OpenCL sequence ÷ CUDA "
                       "zero copy, per run", "OpenCL floor ÷ CUDA floor (the screen's medians)", "goal"], rows))
     held, missed, bound = [], [], []
-    for b in sizes:
+    for b, got in per_run.items():
         target = cuda_target(b)
-        got = [run.confirmed_cuda(b, k) for k in runs]
         if target is None or any(g is None for g in got):
             continue
         cell = "%s ≤ %.2f× (%s)" % (size_name(b), target, ", ".join(verdict_ratio(g[0], target) for g in got))
@@ -1248,17 +1251,16 @@ def readme_cuda(runs):
     """The README's lines on CUDA: clzero's Auto and the fastest legal OpenCL
     sequence over CUDA's zero copy, paired round by round in one process,
     per whole run, at the README's sizes."""
-    with_cuda = [r for r in runs if any(r.confirmed_cuda(b, k) is not None
-                                        for b in README_SIZES for k in range(r.whole_runs))]
+    with_cuda = [(r, cuda_per_run(r, README_SIZES)) for r in runs]
+    with_cuda = [(r, got) for r, got in with_cuda if got]
     if not with_cuda:
         return "_No committed run timed CUDA in the same process yet: see [docs/benchmarks.md](docs/benchmarks.md)._"
     out = []
-    for run in with_cuda:
-        sizes = [b for b in README_SIZES if any(run.confirmed_cuda(b, k) for k in range(run.whole_runs))]
-        got = {b: [run.confirmed_cuda(b, k) for k in range(run.whole_runs)] for b in sizes}
+    for run, got in with_cuda:
+        sizes = list(got)
 
-        def cells(i):
-            return [", ".join("%.2f" % g[i] if g else "–" for g in got[b]) for b in sizes]
+        def cells(i, got=got):
+            return [", ".join("%.2f" % g[i] if g else "–" for g in got[b]) for b in got]
         out += ["Against CUDA on the same GPU (%s), timed in one process, round by round, by `tools/sequence_report.py` "
                 "from %s whole run%s (`docs/bench/sequences/%s-run*.json`; the method and every size in "
                 "[docs/benchmarks.md](docs/benchmarks.md)), one ratio per run:" %
@@ -1286,6 +1288,12 @@ def load_cuda(path):
     if not values:
         raise ReportError("%s: no infer/cuda.zero_copy results" % where)
     return {k: statistics.median(v) for k, v in values.items()}
+
+
+def same_device(extra, run, where):
+    """A run kept beside `run`'s whole runs (host/, coexist/) must be of its device."""
+    if extra.context["device"] != run.context["device"] or extra.context["platform"] != run.context["platform"]:
+        raise ReportError("%s: device '%s' is not %s's" % (where, extra.context["device"], run.name))
 
 
 def load_runs(json_dir):
@@ -1319,8 +1327,7 @@ def load_runs(json_dir):
         if not matched:
             raise ReportError("%s: no whole runs of %s to go with" % (os.path.relpath(path, ROOT), machine))
         for r in matched:
-            if extra.context["device"] != r.context["device"] or extra.context["platform"] != r.context["platform"]:
-                raise ReportError("%s: device '%s' is not %s's" % (extra.where, extra.context["device"], r.name))
+            same_device(extra, r, extra.where)
             r.host, r.host_cold, r.host_source = extra.host, extra.host_cold, os.path.basename(path)
     # coexist/<run name>-{cuda,nocuda}-N.json: shorter processes of the same
     # machine, alternately with CUDA in the process and without it
@@ -1342,8 +1349,7 @@ def load_runs(json_dir):
         if not extra.confirm["serial"]:
             raise ReportError("%s: no confirmation of Auto to compare" % where)
         for r in matched:
-            if extra.context["device"] != r.context["device"] or extra.context["platform"] != r.context["platform"]:
-                raise ReportError("%s: device '%s' is not %s's" % (where, extra.context["device"], r.name))
+            same_device(extra, r, where)
             r.coexist.append((int(m.group("n")), with_cuda, extra))
     for r in runs:
         r.coexist.sort(key=lambda x: (x[0], x[1]))

@@ -519,6 +519,17 @@ def main():
                     f.write(with_text)
                 with open(without_path, "w", encoding="utf-8") as f:
                     f.write(without_text)
+            other = json.loads(with_text)
+            other["context"]["device"] = "another GPU"
+            with open(with_path, "w", encoding="utf-8") as f:
+                json.dump(other, f)
+            rc_, out_ = check(DOC, json_copy)
+            if rc_ == 0 or "device 'another GPU' is not" not in out_:
+                failures.append("a coexistence run of another device was not refused:\n%s" % out_)
+            else:
+                print("ok: a coexistence run of another device is refused")
+            with open(with_path, "w", encoding="utf-8") as f:
+                f.write(with_text)
             stray = os.path.join(coexist, "nowhere-cuda-1.json")
             shutil.copy(with_path, stray)
             rc_, out_ = check(DOC, json_copy)
