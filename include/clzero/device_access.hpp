@@ -32,6 +32,9 @@ namespace clzero {
 /// kernels after the unmap and the host's map after the kernels.
 class DeviceAccess {
  public:
+  /// An ended access, holding no tensor (open() is false): for a member or
+  /// a container slot that a real access is moved into later.
+  DeviceAccess() noexcept = default;
   /// Not copyable: one access hands the tensor over once, and ends once.
   DeviceAccess(const DeviceAccess&) = delete;
   /// Not copyable, as above.
@@ -126,11 +129,22 @@ class DeviceAccess {
 
   /// Records a command that used the tensor in this access: the host's view
   /// waits for it. clzero retains its own reference; the caller keeps theirs.
+  /// The event must belong to the tensor's context (clGetEventInfo,
+  /// CL_EVENT_CONTEXT): the commands clzero enqueues after it wait on it, and
+  /// a wait list of another context's events fails them (CL_INVALID_CONTEXT),
+  /// so one is refused here, where it is handed in, not when the access ends.
   void used_by(cl_event event) {
+    constexpr const char* doing = "DeviceAccess::used_by";
     if (event == nullptr)
-      detail::raise_invalid("DeviceAccess::used_by",
-                            "the event is null; pass the event of the kernel that used the tensor");
-    detail::TensorState* s = state("DeviceAccess::used_by");
+      detail::raise_invalid(doing, "the event is null; pass the event of the kernel that used the tensor");
+    detail::TensorState* s = state(doing);
+    cl_context context = nullptr;
+    detail::check(clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof context, &context, nullptr), "clGetEventInfo", doing,
+                  "finding the event's context");
+    if (context != s->context())
+      detail::raise_invalid(doing,
+                            "the event belongs to another context than the tensor's; pass the event of a command "
+                            "enqueued on a queue of the tensor's context");
     s->used_by.retain(event);
     s->used_by_elsewhere = true;
   }
@@ -234,7 +248,7 @@ class DeviceAccess {
   }
 
   std::shared_ptr<detail::TensorState> state_;
-  Access access_;
+  Access access_ = Access::read_write;
   cl_event slot_ = nullptr;
   cl_command_queue own_queue_ = nullptr;
   bool own_queue_orders_ = false;  // false: every call asks the tensor

@@ -93,13 +93,11 @@ class HostView {
 
   /// Element `i`, checked: throws clzero::Error past the end or on an ended view.
   T& at(std::size_t i) const {
+    if (data_ == nullptr) raise_ended("HostView::at");
     if (i >= size())
       detail::raise(Error(ErrorKind::invalid_argument, "HostView::at",
-                          data_ == nullptr
-                              ? std::string("the view has ended; open a new one with read_view() or "
-                                            "write_view()")
-                              : "index " + std::to_string(i) + " is past the end (" + std::to_string(size()) +
-                                    " elements); check the index against size()"));
+                          "index " + std::to_string(i) + " is past the end (" + std::to_string(size()) +
+                              " elements); check the index against size()"));
     return data_[i];
   }
 
@@ -108,13 +106,11 @@ class HostView {
   template <class... Index>
   T& operator()(Index... index) const {
     static_assert(sizeof...(Index) >= 1 && (std::is_integral<Index>::value && ...), "indices must be integers");
-    if (sizeof...(Index) != shape_.rank() || data_ == nullptr)
+    if (data_ == nullptr) raise_ended("HostView::operator()");
+    if (sizeof...(Index) != shape_.rank())
       detail::raise(Error(ErrorKind::invalid_argument, "HostView::operator()",
-                          data_ == nullptr ? std::string("the view has ended; open a new one with read_view() or "
-                                                         "write_view()")
-                                           : std::to_string(sizeof...(Index)) + " indices for a tensor of rank " +
-                                                 std::to_string(shape_.rank()) + " " + shape_.to_string() +
-                                                 "; pass one index per axis"));
+                          std::to_string(sizeof...(Index)) + " indices for a tensor of rank " +
+                              std::to_string(shape_.rank()) + " " + shape_.to_string() + "; pass one index per axis"));
     const std::size_t idx[] = {static_cast<std::size_t>(index)...};
     std::size_t flat = 0;
     for (std::size_t a = 0; a < sizeof...(Index); ++a) {
@@ -142,6 +138,12 @@ class HostView {
       : state_(std::move(state)), data_(data), shape_(shape) {}
 
  private:
+  // Using an ended (or moved-from, or default-constructed) view breaks the
+  // ownership rule, like an ended DeviceAccess: a misuse, not a bad index.
+  [[noreturn]] static void raise_ended(const char* doing) {
+    detail::raise_misuse(doing, "the view has ended; open a new one with read_view() or write_view()");
+  }
+
   std::shared_ptr<detail::TensorState> state_;
   T* data_ = nullptr;
   Shape shape_{1};

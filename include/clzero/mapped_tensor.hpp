@@ -43,6 +43,19 @@ void* host_pointer_of(P& policy, bool /*overwrite_all*/, long) {
   return policy.host_pointer();
 }
 
+/// The policy's bind step, told the user's call to name in its errors
+/// (clzero's policies), or without it (a policy written before that
+/// argument existed).
+template <class P>
+auto bind_of(const P& policy, cl_kernel kernel, cl_uint index, std::size_t offset, const char* doing, int)
+    -> decltype(policy.bind(kernel, index, offset, doing)) {
+  policy.bind(kernel, index, offset, doing);
+}
+template <class P>
+void bind_of(const P& policy, cl_kernel kernel, cl_uint index, std::size_t offset, const char* /*doing*/, long) {
+  policy.bind(kernel, index, offset);
+}
+
 /// The state machine every policy runs under. It checks ownership (host views
 /// and device access exclude each other), orders the policy's steps with
 /// events, and marks itself unusable when a step fails half-way.
@@ -62,8 +75,8 @@ class TensorCore final : public TensorState {
     if (unordered_) wait_for_unknown_kernels();
   }
 
-  DeviceAccess begin_device_access(std::shared_ptr<TensorState> self, Access access) {
-    constexpr const char* doing = "MappedTensor::device_access";
+  // `doing`: the call the user made, which every error names.
+  DeviceAccess begin_device_access(std::shared_ptr<TensorState> self, Access access, const char* doing) {
     usable(doing);
     if (device_open_)
       raise_misuse(doing, "a device access is already open; end it (DeviceAccess::end or its scope) first");
@@ -141,9 +154,8 @@ class TensorCore final : public TensorState {
   }
 
   template <class U>
-  HostView<U> begin_view(std::shared_ptr<TensorState> self, bool write, std::size_t byte_offset = 0,
+  HostView<U> begin_view(std::shared_ptr<TensorState> self, bool write, const char* doing, std::size_t byte_offset = 0,
                          const Shape* region = nullptr) {
-    const char* doing = write ? "MappedTensor::write_view" : "MappedTensor::read_view";
     usable(doing);
     const Shape& shape = region != nullptr ? *region : shape_;
     if (region != nullptr && (byte_offset % alignof(U) != 0 || byte_offset > bytes_ ||
@@ -196,11 +208,15 @@ class TensorCore final : public TensorState {
     if (byte_offset >= bytes_)
       raise_invalid(doing, "byte offset " + std::to_string(byte_offset) + " is past the tensor's " +
                                std::to_string(bytes_) + " bytes; pass an offset inside the tensor");
-    policy_.bind(kernel, index, byte_offset);
+    if (byte_offset != 0 && policy_.buffer() != nullptr)
+      raise_invalid(doing,
+                    "a cl_mem buffer is bound whole; bind a part of it through a sub-buffer (TensorArena makes them)");
+    bind_of(policy_, kernel, index, byte_offset, doing, 0);
   }
   cl_mem buffer() const noexcept override { return policy_.buffer(); }
   void* svm_pointer() const noexcept override { return policy_.svm_pointer(); }
   const char* policy_name() const noexcept override { return Policy::name; }
+  cl_context context() const noexcept override { return q_.ctx(); }
 
   /// Never blocks; a host side left for the view is started (and the queue
   /// submitted) so that polling this can see it complete.
@@ -428,21 +444,24 @@ class MappedTensor {
   /// Hands the tensor to the device for kernels that `access` it (default:
   /// what the intent implies: output -> write, input -> read, inout ->
   /// read_write). Throws if a host view is alive or an access is open.
-  DeviceAccess device_access() { return device_access(default_access(core("MappedTensor::device_access")->intent())); }
+  DeviceAccess device_access() { return device_access_named("MappedTensor::device_access"); }
   /// The same with the access named: Access::read lets a mapping for reading stay
   /// mapped while the kernels run (see Access).
-  DeviceAccess device_access(Access access) {
-    Core* c = core("MappedTensor::device_access");
-    return c->begin_device_access(core_, access);
-  }
+  DeviceAccess device_access(Access access) { return device_access_named(access, "MappedTensor::device_access"); }
 
   /// A read-only view (Intent::output, Intent::inout), blocking only until
   /// the data of the last device access is visible on the host.
-  HostView<const T> read_view() { return core("MappedTensor::read_view")->template begin_view<const T>(core_, false); }
+  HostView<const T> read_view() {
+    constexpr const char* doing = "MappedTensor::read_view";
+    return core(doing)->template begin_view<const T>(core_, false, doing);
+  }
 
   /// A writable view (Intent::input, Intent::inout). For Intent::input its
   /// contents start undefined: write every element.
-  HostView<T> write_view() { return core("MappedTensor::write_view")->template begin_view<T>(core_, true); }
+  HostView<T> write_view() {
+    constexpr const char* doing = "MappedTensor::write_view";
+    return core(doing)->template begin_view<T>(core_, true, doing);
+  }
 
   /// Views of a region of the tensor as another trivially copyable type,
   /// e.g. one part of a TensorArena. `byte_offset` must suit U's alignment
@@ -452,13 +471,13 @@ class MappedTensor {
   template <class U>
   HostView<const U> read_view_as(std::size_t byte_offset, const Shape& region) {
     static_assert(std::is_trivially_copyable<U>::value, "U must be trivially copyable");
-    return core("MappedTensor::read_view_as")->template begin_view<const U>(core_, false, byte_offset, &region);
+    return region_view<const U>(false, byte_offset, region, "MappedTensor::read_view_as");
   }
   template <class U>
   /// The writable counterpart of read_view_as().
   HostView<U> write_view_as(std::size_t byte_offset, const Shape& region) {
     static_assert(std::is_trivially_copyable<U>::value, "U must be trivially copyable");
-    return core("MappedTensor::write_view_as")->template begin_view<U>(core_, true, byte_offset, &region);
+    return region_view<U>(true, byte_offset, region, "MappedTensor::write_view_as");
   }
   template <class U>
   /// read_view_as<U>() spelled without a template argument list.
@@ -521,6 +540,21 @@ class MappedTensor {
   enum class Slot { alone, in_ring };
   template <class, class>
   friend class TensorRing;
+  template <class>
+  friend class TensorArena;
+
+  // The calls behind device_access() and the views, named by `doing`: the
+  // user's call, which every error names (a TensorArena's own calls too).
+  DeviceAccess device_access_named(const char* doing) {
+    return device_access_named(default_access(core(doing)->intent()), doing);
+  }
+  DeviceAccess device_access_named(Access access, const char* doing) {
+    return core(doing)->begin_device_access(core_, access, doing);
+  }
+  template <class V>
+  HostView<V> region_view(bool write, std::size_t byte_offset, const Shape& region, const char* doing) {
+    return core(doing)->template begin_view<V>(core_, write, doing, byte_offset, &region);
+  }
 
   MappedTensor(Slot slot, cl_context context, cl_command_queue queue, const Shape& shape, Intent intent,
                const Options& options) {

@@ -236,11 +236,13 @@ class TensorArena {
 
   /// Hands every part to the device at once (one unmap, upload or nothing).
   ArenaAccess device_access() {
-    return ArenaAccess(tensor_.device_access(), offsets_.data(), subs_.data(), parts_.size());
+    return ArenaAccess(tensor_.device_access_named("TensorArena::device_access"), offsets_.data(), subs_.data(),
+                       parts_.size());
   }
   /// The same with the access named (see MappedTensor::device_access).
   ArenaAccess device_access(Access access) {
-    return ArenaAccess(tensor_.device_access(access), offsets_.data(), subs_.data(), parts_.size());
+    return ArenaAccess(tensor_.device_access_named(access, "TensorArena::device_access"), offsets_.data(), subs_.data(),
+                       parts_.size());
   }
 
   /// Views of part i; open several at once and the arena maps once. In a
@@ -248,14 +250,16 @@ class TensorArena {
   /// `template` keyword, `arena.read_view(i, clzero::as<T>)`.
   template <class T>
   HostView<const T> read_view(std::size_t i) {
-    check_part<T>(i, "TensorArena::read_view");
-    return tensor_.template read_view_as<T>(offsets_[i], parts_[i].shape);
+    constexpr const char* doing = "TensorArena::read_view";
+    check_part<T>(i, doing);
+    return tensor_.template region_view<const T>(false, offsets_[i], parts_[i].shape, doing);
   }
   template <class T>
   /// A writable view of part `i` (Intent::input, Intent::inout).
   HostView<T> write_view(std::size_t i) {
-    check_part<T>(i, "TensorArena::write_view");
-    return tensor_.template write_view_as<T>(offsets_[i], parts_[i].shape);
+    constexpr const char* doing = "TensorArena::write_view";
+    check_part<T>(i, doing);
+    return tensor_.template region_view<T>(true, offsets_[i], parts_[i].shape, doing);
   }
   template <class T>
   /// read_view<T>(i) spelled without a template argument list: read_view(i, clzero::as<T>).

@@ -16,7 +16,7 @@
 #              consumption (install and package-consumption projects). The
 #              suite runs with Ubuntu's ocl-icd preloaded (CUDA's loader,
 #              first in the linker's cache, loads no OpenCL layers), then
-#              clzero's own suites again with CUDA's loader. The Oclgrind tests are
+#              clzero's own suites and the from_docs programs again with CUDA's loader. The Oclgrind tests are
 #              defined only where oclgrind is installed (not there). The examples in CTest run on the first
 #              platform; the "examples" stage runs each on both.
 #   examples   porting_check, mlp_digits (CLBlast), dense_softmax on each platform
@@ -182,9 +182,9 @@ stage_tests() {
     while read -r line; do note "  $tag: $line"; done < <(grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Subprocess aborted)' "$out/ctest-$tag.log" | head -20)
     t0=$(date +%s)
     run_for 120 "$out/ctest-$tag-cuda-loader.log" env CLZERO_TEST_PLATFORM="$platform" CLZERO_TEST_LARGE=1 \
-      ctest --test-dir "$build" -R '^clzero\.' -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 --output-on-failure
+      ctest --test-dir "$build" -R '^(clzero|from_docs)\.' -j"$((jobs / 2 > 1 ? jobs / 2 : 1))" --timeout 180 --output-on-failure
     rc=$?
-    note "ctest clzero.* on $platform (CUDA's loader): $(status $rc), $(grep -E 'tests passed|tests failed' "$out/ctest-$tag-cuda-loader.log" | tail -1) ($(($(date +%s) - t0)) s)"
+    note "ctest clzero.* and from_docs.* on $platform (CUDA's loader): $(status $rc), $(grep -E 'tests passed|tests failed' "$out/ctest-$tag-cuda-loader.log" | tail -1) ($(($(date +%s) - t0)) s)"
   done
 }
 

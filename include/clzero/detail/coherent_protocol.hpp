@@ -57,7 +57,9 @@ class Coherent {
   void keep_memory() noexcept { storage_.keep_memory(); }
   bool host_ready() const { return in_flight_.complete(); }
 
-  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* doing = nullptr) const {
+    storage_.bind(kernel, index, offset, doing != nullptr ? doing : who_);
+  }
   cl_mem buffer() const noexcept { return nullptr; }
   void* svm_pointer() const noexcept { return storage_.svm_pointer(); }
 

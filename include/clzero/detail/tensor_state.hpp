@@ -26,6 +26,8 @@ class TensorState {
   virtual cl_mem buffer() const noexcept = 0;
   virtual void* svm_pointer() const noexcept = 0;
   virtual const char* policy_name() const noexcept = 0;
+  /// The context the tensor's memory and queue belong to.
+  virtual cl_context context() const noexcept = 0;
   /// Submits the tensor's queue (once per access) before the access's events
   /// are handed out: a kernel on another queue that waits on a command no
   /// flush submitted may wait for ever (OpenCL 3.0 section 5.13).

@@ -163,8 +163,8 @@ class Auto {
     visit([&](auto& p) { detail::start_host(p, 0); });
   }
   /// The chosen policy's bind() (policy protocol, docs/api.md).
-  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const {
-    visit([&](const auto& p) { p.bind(kernel, index, offset); });
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* doing = nullptr) const {
+    visit([&](const auto& p) { p.bind(kernel, index, offset, doing); });
   }
   /// The chosen policy's buffer() (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept {

@@ -156,7 +156,9 @@ class CopyToPinned {
   bool host_ready() const { return downloaded_.complete() && uploaded_.complete(); }
 
   /// Sets the device buffer as a kernel argument, clSetKernelArg (policy protocol, docs/api.md).
-  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { device_.bind(kernel, index, offset, name); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* doing = nullptr) const {
+    device_.bind(kernel, index, offset, doing != nullptr ? doing : name);
+  }
   /// The device buffer, not the staging one (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return device_.mem(); }
   /// Null: the tensor is a buffer (policy protocol, docs/api.md).

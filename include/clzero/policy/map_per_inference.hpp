@@ -140,14 +140,16 @@ class MapPerInference {
       }
       if (rc != CL_SUCCESS) {
         // The view fails. A map still running is waited for; one that
-        // completed is unmapped again (no view holds it); one that ended in
-        // error mapped nothing.
+        // completed is unmapped again (no view holds it), and so is one
+        // that ended in error (detail::unmap_failed_map).
         if (!detail::all_finished(mapped))
           detail::wait_quietly(mapped, q_, "MapPerInference: waiting for the map of a view that failed");
         cl_int status = CL_COMPLETE;
         if (detail::event_status(e, status) && status == CL_COMPLETE) {
           ptr_ = p;
           end_host(false);
+        } else if (status < 0) {
+          detail::unmap_failed_map(storage_, q_, p, name);
         }
         detail::check(rc, api, name, doing);
       }
@@ -200,7 +202,9 @@ class MapPerInference {
   void keep_memory() noexcept {}  // buffers outlive their commands
 
   /// Sets the cl_mem as a kernel argument, clSetKernelArg (policy protocol, docs/api.md).
-  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, name); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* doing = nullptr) const {
+    storage_.bind(kernel, index, offset, doing != nullptr ? doing : name);
+  }
   /// The tensor's cl_mem (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return storage_.mem(); }
   /// Null: the tensor is a buffer (policy protocol, docs/api.md).

@@ -86,6 +86,23 @@ inline void wait_quietly(const EventList& events, const QueueContext& q, const c
   wait_for_noexcept(events, q.q(), doing);
 }
 
+/// Unmaps the pointer of a map whose command ended in error, once that
+/// command is over. The spec's unmap takes any pointer a map call returned
+/// (OpenCL 3.0, clEnqueueUnmapMemObject's mapped_ptr), and PoCL 3.1 counts
+/// such a map in CL_MEM_MAP_COUNT and keeps the buffer, and through it the
+/// queue, alive until it is unmapped. No wait list: the unmap must not wait
+/// on the failed map, since a command that waits on a failed event fails
+/// too (PoCL 3.1). An implementation that mapped nothing may refuse the
+/// pointer; nothing is left to undo then, and no error is reported.
+template <class Storage>
+void unmap_failed_map(Storage& storage, const QueueContext& q, void* ptr, const char* who) noexcept {
+  cl_event unmapped = nullptr;
+  if (ptr == nullptr || storage.unmap(q.q(), ptr, EventList{}, &unmapped) != CL_SUCCESS) return;
+  EventList done;
+  if (call_noexcept([&] { done.adopt(unmapped); }, who))
+    wait_quietly(done, q, "waiting for the unmap of a map that ended in error");
+}
+
 /// The mapped-at-rest protocol over any storage with map/unmap steps
 /// (BufferStorage for Persistent, SvmStorage for coarse-grained Svm).
 template <class Storage>
@@ -262,12 +279,19 @@ class MappedAtRest {
         cl_int status = CL_COMPLETE;
         check(clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
               "clGetEventInfo", who_, step);
-        ready_.clear();
-        if (status != CL_COMPLETE) {  // the map ended in error: nothing is mapped
+        if (status != CL_COMPLETE) {  // the map ended in error: its pointer is unmapped, nothing stays mapped
+          // Its event is kept until the tensor is released: PoCL 3.1 aborted
+          // (pocl_lock_events_inorder, POclReleaseEvent) when the last
+          // reference to it went while the queue's later commands or PoCL's
+          // own threads still looked at it.
+          unmap_failed_map(storage_, q_, ptr_, who_);
+          failed_map_.swap(ready_);
+          ready_.clear();
           mapped_ = false;
           ptr_ = nullptr;
-          check(status < 0 ? status : rc, "clWaitForEvents", who_, step);
+          check(rc, "clWaitForEvents", who_, step);  // what the wait returned, not the map's status
         }
+        ready_.clear();
         check(rc, "clWaitForEvents", who_, step);  // mapped after all: the next view opens
       }
       ready_.clear();
@@ -293,7 +317,9 @@ class MappedAtRest {
   }
 
   /// Sets the storage as a kernel argument (policy protocol, docs/api.md).
-  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const { storage_.bind(kernel, index, offset, who_); }
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* doing = nullptr) const {
+    storage_.bind(kernel, index, offset, doing != nullptr ? doing : who_);
+  }
   /// The cl_mem, or null for SVM storage (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return storage_.mem(); }
   /// The SVM pointer, or null for buffer storage (policy protocol, docs/api.md).
@@ -329,8 +355,9 @@ class MappedAtRest {
   void release() noexcept {
     if (mapped_) {
       // Let the last map finish (a failed wait still polls until it has),
-      // then unmap it unless the map itself ended in error: a buffer must
-      // not be released while mapped (OpenCL 3.0 section 5.5.4).
+      // then unmap it: a buffer must not be released while mapped (OpenCL
+      // 3.0 section 5.5.4). A map that ended in error is unmapped without
+      // waiting on it (unmap_failed_map).
       wait_quietly(ready_, q_, "waiting for the tensor's last map before releasing it");
       cl_int status = CL_COMPLETE;
       if (!ready_.empty() &&
@@ -347,6 +374,8 @@ class MappedAtRest {
           if (call_noexcept([&] { done.adopt(unmapped); }, "keeping the unmap of a tensor being released"))
             wait_quietly(done, q_, "waiting for the unmap of a tensor being released");
         }
+      } else if (status < 0) {
+        unmap_failed_map(storage_, q_, ptr_, who_);
       }
       mapped_ = false;
     } else if (unrecorded_) {
@@ -358,6 +387,7 @@ class MappedAtRest {
       wait_quietly(in_flight_, q_, "waiting for the kernels that use a tensor being released");
     ready_.clear();
     in_flight_.clear();
+    failed_map_.clear();
   }
 
   QueueContext q_;
@@ -374,6 +404,7 @@ class MappedAtRest {
   EventList in_flight_;     // commands of the last access not yet waited for (see wait_for_producers),
                             // and the readers of a mapping kept through Access::read accesses
   EventList before_unmap_;  // what the next unmap waits for; kept to reuse its storage
+  EventList failed_map_;    // the last map that ended in error, kept to the release (see host_pointer)
 };
 
 }  // namespace detail

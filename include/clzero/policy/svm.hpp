@@ -87,8 +87,8 @@ class Svm {
   /// Leave the SVM allocated at release: kernels may still use it (policy protocol, docs/api.md).
   void keep_memory() noexcept { fine_ ? fine_->keep_memory() : coarse_->keep_memory(); }
   /// Sets the SVM pointer as a kernel argument, clSetKernelArgSVMPointer (policy protocol, docs/api.md).
-  void bind(cl_kernel kernel, cl_uint index, std::size_t offset) const {
-    fine_ ? fine_->bind(kernel, index, offset) : coarse_->bind(kernel, index, offset);
+  void bind(cl_kernel kernel, cl_uint index, std::size_t offset, const char* doing = nullptr) const {
+    fine_ ? fine_->bind(kernel, index, offset, doing) : coarse_->bind(kernel, index, offset, doing);
   }
   /// Null: SVM has no cl_mem (policy protocol, docs/api.md).
   cl_mem buffer() const noexcept { return nullptr; }

@@ -63,6 +63,7 @@ struct Mapping {
   const void* command = nullptr;  // the map command's identity, kept after settling
   cl_command_queue queue = nullptr;
   State state = State::pending;
+  bool made_up = false;  // a failure the layer made: the implementation never saw this map
   ShadowMemory shadow;
 
   bool writable() const { return (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) != 0; }
@@ -459,9 +460,11 @@ void* record_map(cl_command_queue queue, cl_mem mem, void* real, std::size_t off
 }
 
 // Finds the mapping an unmap names and copies a shadow back. Returns the
-// implementation's pointer to unmap.
-void* begin_unmap(const void* key, void* user, cl_uint n, const cl_event* waits,
-                  const char* api) {
+// implementation's pointer to unmap; `made_up` tells the caller that the
+// implementation never mapped it (the layer made the map's failure), so the
+// unmap is the layer's to answer.
+void* begin_unmap(const void* key, void* user, cl_uint n, const cl_event* waits, const char* api, bool& made_up) {
+  made_up = false;
   Layer& l = layer();
   Lock lock(l.mutex);
   settle(l);
@@ -476,12 +479,11 @@ void* begin_unmap(const void* key, void* user, cl_uint n, const cl_event* waits,
     return user;
   }
   Mapping& m = *it;
-  // After a map that ended in error nothing is mapped. An unmap that waits
-  // for that map does not run and does no harm; any other is a violation.
-  const bool ordered =
-      std::find(waits, waits + n, static_cast<cl_event>(const_cast<void*>(m.command))) != waits + n;
-  if (m.state == Mapping::State::failed && !ordered)
-    violation(l, std::string(api) + ": unmap of a pointer whose map command failed (nothing is mapped)");
+  // A map whose command ended in error may be unmapped: the spec's unmap
+  // takes any pointer a map call returned, and PoCL 3.1 keeps such a map
+  // (in CL_MEM_MAP_COUNT, with its buffer) until it is. Its contents were
+  // never visible, so nothing is copied back.
+  made_up = m.made_up;
   if (m.shadow && m.state == Mapping::State::visible && m.writable()) std::memcpy(m.real, m.user, m.size);
   return m.real;
 }
@@ -949,6 +951,7 @@ void* record_failed_map(cl_command_queue queue, cl_mem mem, void* svm, std::size
   m.size = size;
   m.flags = flags;
   m.state = Mapping::State::failed;
+  m.made_up = true;
   if (svm == nullptr) m.shadow = ShadowMemory(size);
   m.real = m.user = svm != nullptr ? svm : m.shadow.data();
   if (event != nullptr) *event = failed;
@@ -1022,12 +1025,15 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
                                          const cl_event* waits, cl_event* event) {
   const Course c = course("clEnqueueUnmapMemObject", CL_FALSE, n, waits);
   if (!c.run && !c.later) return c.code;
-  void* real = begin_unmap(mem, mapped, n, waits, "clEnqueueUnmapMemObject");
+  bool made_up = false;
+  void* real = begin_unmap(mem, mapped, n, waits, "clEnqueueUnmapMemObject", made_up);
   cl_event command = nullptr;
   // An unmap that does not run leaves the implementation's mapping in place;
   // the application did its part, so the layer counts the mapping as ended.
-  const cl_int rc = c.run ? next().clEnqueueUnmapMemObject(queue, mem, real, n, waits, &command)
-                          : fail_later(queue, c.code, &command, n, waits);
+  // The unmap of a map the layer failed stands in for one, ordered as it.
+  const cl_int rc = !c.run    ? fail_later(queue, c.code, &command, n, waits)
+                    : made_up ? next().clEnqueueMarkerWithWaitList(queue, n, waits, &command)
+                              : next().clEnqueueUnmapMemObject(queue, mem, real, n, waits, &command);
   if (rc == CL_SUCCESS) {
     trace_unmap("clEnqueueUnmapMemObject", queue, mem, mapped, n, waits, event != nullptr ? command : nullptr);
     end_unmap(mem, mapped, command, event, !c.run);
@@ -1060,10 +1066,12 @@ cl_int CL_API_CALL EnqueueSVMUnmap(cl_command_queue queue, void* ptr, cl_uint n,
                                    cl_event* event) {
   const Course c = course("clEnqueueSVMUnmap", CL_FALSE, n, waits);
   if (!c.run && !c.later) return c.code;
-  begin_unmap(nullptr, ptr, n, waits, "clEnqueueSVMUnmap");
+  bool made_up = false;
+  begin_unmap(nullptr, ptr, n, waits, "clEnqueueSVMUnmap", made_up);
   cl_event command = nullptr;
-  const cl_int rc =
-      c.run ? next().clEnqueueSVMUnmap(queue, ptr, n, waits, &command) : fail_later(queue, c.code, &command, n, waits);
+  const cl_int rc = !c.run    ? fail_later(queue, c.code, &command, n, waits)
+                    : made_up ? next().clEnqueueMarkerWithWaitList(queue, n, waits, &command)
+                              : next().clEnqueueSVMUnmap(queue, ptr, n, waits, &command);
   if (rc == CL_SUCCESS) {
     trace_unmap("clEnqueueSVMUnmap", queue, nullptr, ptr, n, waits, event != nullptr ? command : nullptr);
     end_unmap(nullptr, ptr, command, event, !c.run);
