@@ -33,7 +33,8 @@
 #              warm and evicted caches (docs/bench/sequences/host/)
 #   bench      clzero_bench (Google Benchmark) on each platform
 #   cuda       the CUDA comparison (benchmarks/cuda)
-#   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map)
+#   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map; and
+#              the producer on another queue)
 #   mnn        examples/engines/mnn/h200_run.sh: MNN's readback, as it is and
 #              with clzero's patch (needs .mnn/dist, built by
 #              examples/engines/mnn/build.sh and carried: MNN's source is
@@ -142,6 +143,8 @@ stage_quirks() {
   g++ -std=c++17 -O2 tools/device/nv_quirks.cpp -o "$build/nv_quirks" -lOpenCL > "$out/nv_quirks-build.log" 2>&1 &&
     run_for 60 "$out/nv_quirks.log" "$build/nv_quirks" NVIDIA 262144
   note "nv_quirks: $(status $?)"
+  [ -x "$build/nv_quirks" ] && run_for 60 "$out/nv_quirks-cross.log" "$build/nv_quirks" NVIDIA 262161 cross 60
+  note "nv_quirks, the producer on another queue: $(status $?)"
 }
 
 # Two ICD loaders are installed there: CUDA 13's libOpenCL.so.1, first in the

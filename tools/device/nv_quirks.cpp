@@ -4,7 +4,7 @@
 // the runs in which the host saw a wrong element. Used to find, and to keep
 // checking, the workarounds documented in docs/drivers.md.
 //
-//   nv_quirks [platform-name-substring] [elements]
+//   nv_quirks [platform-name-substring] [elements] [cross [iterations]]
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -129,6 +129,105 @@ size_t fill_then_kernel(Alloc a) {
   return wrong(host.data(), 1) ? 1 : 0;
 }
 
+// The producer on another queue of the context (a kernel on the engine's
+// queue, the tensor's host side on clzero's): per iteration, the kernel
+// writes every element on `q2`, then the host makes the data visible on `q`
+// one way, and reads. way: 0 polls the kernel's event, then a blocking map
+// on q; 1 clWaitForEvents on it, then a blocking map on q; 2 a blocking map
+// on q whose wait list holds it; 3 polls it, then a blocking map on q2 (the
+// producer's queue); 4 polls it, clWaitForEvents on it, a blocking map on q;
+// 5 a non-blocking map on q after it, clWaitForEvents on the map and the
+// kernel; 6 the kernel on q itself, then a blocking map on q (the same-queue
+// case, for reference). Returns the iterations with a wrong element.
+cl_command_queue q2;
+size_t cross_queue(Alloc a, int way, int iterations) {
+  cl_mem m = make(a);
+  cl_uchar z = 0;
+  ok(clEnqueueFillBuffer(q, m, &z, 1, 0, n * 4, 0, nullptr, nullptr), "fill");
+  ok(clFinish(q), "finish");
+  size_t bad = 0;
+  for (int it = 1; it <= iterations; ++it) {
+    cl_command_queue producer = way == 6 ? q : q2;
+    cl_event done = nullptr;
+    cl_uint count = static_cast<cl_uint>(n), iter = static_cast<cl_uint>(it);
+    ok(clSetKernelArg(fill, 0, sizeof m, &m), "arg");
+    ok(clSetKernelArg(fill, 1, sizeof count, &count), "arg");
+    ok(clSetKernelArg(fill, 2, sizeof iter, &iter), "arg");
+    ok(clEnqueueNDRangeKernel(producer, fill, 1, nullptr, &n, nullptr, 0, nullptr, &done), "kernel");
+    ok(clFlush(producer), "flush");
+    const auto poll = [&] {
+      cl_int st = CL_QUEUED;
+      do ok(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr), "status");
+      while (st > CL_COMPLETE);
+    };
+    cl_int rc = CL_SUCCESS;
+    cl_command_queue mapq = way == 3 ? q2 : q;
+    void* p = nullptr;
+    cl_event mapped = nullptr;
+    if (way == 0 || way == 3 || way == 4) poll();
+    if (way == 1 || way == 4) ok(clWaitForEvents(1, &done), "wait kernel");
+    if (way == 5) {
+      p = clEnqueueMapBuffer(q, m, CL_FALSE, CL_MAP_READ, 0, n * 4, 1, &done, &mapped, &rc);
+      ok(rc, "map");
+      ok(clFlush(q), "flush");
+      ok(clWaitForEvents(1, &mapped), "wait map");
+      ok(clWaitForEvents(1, &done), "wait kernel");
+      clReleaseEvent(mapped);
+    } else {
+      p = clEnqueueMapBuffer(mapq, m, CL_TRUE, CL_MAP_READ, 0, n * 4, way == 2 ? 1 : 0, way == 2 ? &done : nullptr,
+                             nullptr, &rc);
+      ok(rc, "map");
+    }
+    bad += wrong(static_cast<cl_uint*>(p), iter) ? 1 : 0;
+    ok(clEnqueueUnmapMemObject(way == 3 ? q2 : q, m, p, 0, nullptr, nullptr), "unmap");
+    ok(clFinish(q), "finish");
+    ok(clFinish(q2), "finish");
+    clReleaseEvent(done);
+  }
+  clReleaseMemObject(m);
+  return bad;
+}
+
+// A new tensor's first inference with the producer on another queue, as
+// clzero's Persistent made it: a zero fill and a non-blocking map on q, the
+// unmap after them, the kernel on q2 after the unmap, the host polls the
+// kernel's event and maps, blocking, on q. fence: 1 maps blocking right
+// after the fill instead (so the fill has landed before the tensor is
+// handed out). Returns the runs, each on a fresh buffer, with a wrong
+// element.
+size_t first_inference(Alloc a, bool fence, int runs) {
+  size_t bad = 0;
+  for (int r = 0; r < runs; ++r) {
+    cl_mem m = make(a);
+    cl_uchar z = 0;
+    cl_event filled = nullptr, mapped = nullptr, unmapped = nullptr, done = nullptr;
+    cl_int rc = CL_SUCCESS;
+    ok(clEnqueueFillBuffer(q, m, &z, 1, 0, n * 4, 0, nullptr, &filled), "fill");
+    void* p = clEnqueueMapBuffer(q, m, fence ? CL_TRUE : CL_FALSE, CL_MAP_READ, 0, n * 4, 1, &filled, &mapped, &rc);
+    ok(rc, "map");
+    ok(clEnqueueUnmapMemObject(q, m, p, 1, &mapped, &unmapped), "unmap");
+    ok(clFlush(q), "flush");
+    cl_uint count = static_cast<cl_uint>(n), iter = 1;
+    ok(clSetKernelArg(fill, 0, sizeof m, &m), "arg");
+    ok(clSetKernelArg(fill, 1, sizeof count, &count), "arg");
+    ok(clSetKernelArg(fill, 2, sizeof iter, &iter), "arg");
+    ok(clEnqueueNDRangeKernel(q2, fill, 1, nullptr, &n, nullptr, 1, &unmapped, &done), "kernel");
+    ok(clFlush(q2), "flush");
+    cl_int st = CL_QUEUED;
+    do ok(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr), "status");
+    while (st > CL_COMPLETE);
+    p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ, 0, n * 4, 0, nullptr, nullptr, &rc);
+    ok(rc, "map");
+    bad += wrong(static_cast<cl_uint*>(p), iter) ? 1 : 0;
+    ok(clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr), "unmap");
+    ok(clFinish(q), "finish");
+    ok(clFinish(q2), "finish");
+    for (cl_event e : {filled, mapped, unmapped, done}) clReleaseEvent(e);
+    clReleaseMemObject(m);
+  }
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -162,6 +261,29 @@ int main(int argc, char** argv) {
   clBuildProgram(prog, 1, &dev, "", nullptr, nullptr);
   fill = clCreateKernel(prog, "fill", &rc);
   create_nv = reinterpret_cast<CreateBufferNv>(clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
+  if (argc > 3 && std::string(argv[3]) == "cross") {  // only the producer on another queue
+    q2 = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
+    const int iterations = argc > 4 ? std::stoi(argv[4]) : 60;
+    std::vector<Alloc> kinds = {Alloc::alloc_host_ptr};
+    if (create_nv) kinds.push_back(Alloc::nv_host_pinned);
+    const char* ways[] = {"poll, blocking map",
+                          "clWaitForEvents, blocking map",
+                          "blocking map waiting on the kernel",
+                          "poll, blocking map on the producer's queue",
+                          "poll, clWaitForEvents, blocking map",
+                          "map after the kernel, wait for map and kernel",
+                          "same queue: blocking map"};
+    for (Alloc a : kinds)
+      for (bool fence : {false, true})
+        std::printf("%-16s a new tensor's first inference, producer on another queue, %-30s wrong runs %zu/%d\n",
+                    name(a), fence ? "fill fenced by a blocking map:" : "fill, non-blocking map:",
+                    first_inference(a, fence, iterations), iterations);
+    for (Alloc a : kinds)
+      for (int way = 0; way < 7; ++way)
+        std::printf("%-16s producer on another queue: %-46s wrong iterations %zu/%d\n", name(a), ways[way],
+                    cross_queue(a, way, iterations), iterations);
+    return 0;
+  }
 
   std::vector<Alloc> allocs = {Alloc::alloc_host_ptr, Alloc::use_host_ptr};
   if (create_nv) {

@@ -463,7 +463,7 @@ void* record_map(cl_command_queue queue, cl_mem mem, void* real, std::size_t off
 // implementation's pointer to unmap; `made_up` tells the caller that the
 // implementation never mapped it (the layer made the map's failure), so the
 // unmap is the layer's to answer.
-void* begin_unmap(const void* key, void* user, cl_uint n, const cl_event* waits, const char* api, bool& made_up) {
+void* begin_unmap(const void* key, void* user, const char* api, bool& made_up) {
   made_up = false;
   Layer& l = layer();
   Lock lock(l.mutex);
@@ -1026,7 +1026,7 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
   const Course c = course("clEnqueueUnmapMemObject", CL_FALSE, n, waits);
   if (!c.run && !c.later) return c.code;
   bool made_up = false;
-  void* real = begin_unmap(mem, mapped, n, waits, "clEnqueueUnmapMemObject", made_up);
+  void* real = begin_unmap(mem, mapped, "clEnqueueUnmapMemObject", made_up);
   cl_event command = nullptr;
   // An unmap that does not run leaves the implementation's mapping in place;
   // the application did its part, so the layer counts the mapping as ended.
@@ -1067,7 +1067,7 @@ cl_int CL_API_CALL EnqueueSVMUnmap(cl_command_queue queue, void* ptr, cl_uint n,
   const Course c = course("clEnqueueSVMUnmap", CL_FALSE, n, waits);
   if (!c.run && !c.later) return c.code;
   bool made_up = false;
-  begin_unmap(nullptr, ptr, n, waits, "clEnqueueSVMUnmap", made_up);
+  begin_unmap(nullptr, ptr, "clEnqueueSVMUnmap", made_up);
   cl_event command = nullptr;
   const cl_int rc = !c.run    ? fail_later(queue, c.code, &command, n, waits)
                     : made_up ? next().clEnqueueMarkerWithWaitList(queue, n, waits, &command)
