@@ -293,7 +293,10 @@ inline cl_int await(const EventList& events, const HostWait& w) noexcept {
   }
   const cl_int rc = clWaitForEvents(events.count(), events.data());
   if (rc == CL_SUCCESS) w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-  return rc;
+  // A look found an event that ended in error: that is what the wait
+  // reports, even where clWaitForEvents answers CL_SUCCESS for it (NVIDIA's
+  // driver 580 does for a user event set to an error; tests/from_docs).
+  return rc == CL_SUCCESS && state < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : rc;
 }
 
 /// Whether every event has finished, in success or in error. False also

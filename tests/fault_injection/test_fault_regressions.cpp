@@ -229,8 +229,10 @@ struct OutOfOrderQueue {
 
 // The engine hands no events back and its queue is out of order, so clzero
 // orders the map after a marker. The map that followed the construction
-// ended in error, so the unmap before the kernel fails with it, and the
-// kernel, which waits on the unmap, never runs.
+// ended in error, so the unmap before the kernel failed with it, and the
+// kernel, which waits on the unmap, never ran. Now the construction maps
+// blocking, after its fill has landed, so the failed map fails the
+// construction itself: an error too.
 TEST_CASE("a view never shows data its producer could not write without an error (out-of-order queue)",
           "[fault_regression]") {
   if (!Env::get().caps.out_of_order_queue) return;
@@ -241,12 +243,12 @@ TEST_CASE("a view never shows data its producer could not write without an error
   Reports reports;
   layer.arm("clEnqueueMapBuffer", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_ASYNC);
   {
-    MappedTensor<std::uint32_t, policy::Persistent> t(Env::get().context, ooo.q, {scenario_detail::kElements},
-                                                     Intent::output);
     scenario_detail::Kernels kernels;
     Outcome out;
     std::string error;
     try {
+      MappedTensor<std::uint32_t, policy::Persistent> t(Env::get().context, ooo.q, {scenario_detail::kElements},
+                                                       Intent::output);
       inference(t, kernels, 1, out, false);
     } catch (const Error& e) {
       error = e.what();

@@ -136,21 +136,20 @@ class MappedAtRest {
         if (armed) wait_quietly(events, q, "waiting for the fill of a tensor whose construction failed");
       }
     } guard{filled, q_};
-    // The zero fill is a producer like any kernel. Where a map may complete
-    // before its producers' writes land, the fill is over and its zeros are
-    // in host memory before the tensor is handed out: the host waits for it
-    // and maps, blocking. Ordered only by the map's event, the zeros arrived
-    // after the first writes that followed: the host's (NVIDIA H200,
-    // host-located memory: the first inout iteration read 0 * 3 + 1) and a
-    // kernel's on another queue (the first inference's output read zeros
-    // from index 120952 of 262161, under a loaded GPU; tests/from_docs).
-    if (wait_for_producers_ && !on_write_view_) {
+    // The zero fill is a producer like any kernel. It is over, and its zeros
+    // are in host memory, before the tensor is handed out: the host waits for
+    // it and maps, blocking, once, at construction. Ordered only by a
+    // non-blocking map's event, the zeros arrived after the first writes that
+    // followed on NVIDIA's driver 580 (H200): the host's (host-located
+    // memory: the first inout iteration read 0 * 3 + 1) and those of a
+    // kernel on another queue (under a loaded GPU, the first inference's
+    // output read zeros from index 120952 of 262161 over host-located
+    // memory, and from index 0 over coarse-grained SVM; tests/from_docs).
+    if (!on_write_view_) {
       if (!filled.empty()) check(clFlush(q_.q()), "clFlush", who_, "submitting the zero fill of a new tensor");
       wait_for(filled, q_.host_wait, "waiting for the zero fill of a new tensor");
       ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, EventList{}, nullptr, who_);
       mapped_ = true;
-    } else if (!on_write_view_) {
-      map_async(filled, flags_);
     }
     guard.armed = false;
   }
