@@ -7,6 +7,7 @@
 #include <clzero/clzero.hpp>
 
 #include <chrono>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -513,3 +514,157 @@ TEST_CASE("a device query that fails is reported, never read as a missing featur
   layer.disarm();
 }
 #endif
+
+namespace {
+
+// One output inference whose device access also names an event that ended
+// in error (a producer elsewhere, handed in with used_by), on a platform
+// that runs a non-blocking map or read after a failed event and completes
+// it (NVIDIA's driver 580, emulated by the layer). Returns what the view
+// did: empty when it reported the failure as an OpenCL error.
+template <class Policy>
+std::string view_after_failed_producer(const typename Policy::Options& options) {
+  using Tensor = MappedTensor<std::uint32_t, Policy>;
+  FaultLayer& layer = FaultLayer::get();
+  scenario_detail::Kernels kernels;
+  Tensor t(Env::get().context, Env::get().queue, {scenario_detail::kElements}, Intent::output, options);
+  Outcome out;
+  inference(t, kernels, 1, out);
+  if (!out.problems.empty()) return "the inference before: " + out.problems.front();
+  cl_int rc = CL_SUCCESS;
+  cl_event failed = nullptr;
+  {
+    FaultLayer::Paused paused;
+    failed = clCreateUserEvent(Env::get().context, &rc);
+    ok(rc, "clCreateUserEvent");
+    ok(clSetUserEventStatus(failed, CL_OUT_OF_RESOURCES), "clSetUserEventStatus");
+  }
+  const EventHandle producer = EventHandle::adopt(failed);
+  layer.run_after_failed(true);
+  std::string result;
+  try {
+    {
+      auto dev = t.device_access();
+      dev.bind(kernels.fill.k, 0);
+      FaultLayer::Paused paused;
+      const cl_uint n = scenario_detail::kElements;
+      const cl_uint iter = 2;
+      kernels.fill.arg(1, n);
+      kernels.fill.arg(2, iter);
+      const std::size_t global = n;
+      ok(clEnqueueNDRangeKernel(t.queue(), kernels.fill.k, 1, nullptr, &global, nullptr, dev.wait_count(),
+                                dev.wait_list(), dev.event_slot()),
+         "clEnqueueNDRangeKernel");
+      dev.used_by(producer.get());
+    }
+    auto view = t.read_view();
+    result = "the view opened without an error";
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::opencl) result = std::string("an error of another kind: ") + e.what();
+  }
+  layer.run_after_failed(false);
+  Outcome after;
+  inference(t, kernels, 3, after);
+  if (result.empty() && !after.problems.empty()) result = "the inference after: " + after.problems.front();
+  return result;
+}
+
+}  // namespace
+
+// NVIDIA's driver 580 completes a map or a read whose wait list holds an
+// event that ended in error with CL_COMPLETE (the spec leaves what such a
+// command does to the implementation). A view of Persistent or CopyToPinned
+// waited only for its own command, so it opened without an error and showed
+// data the failed producer should have written (tests/from_docs,
+// contract.cpp, on the H200). The view now reads the statuses of the events
+// its command waited on.
+TEST_CASE("a producer that ended in error fails the view where the platform runs the map after it",
+          "[fault_regression]") {
+  FaultLayer::get().reset();
+  Reports reports;
+  set_spin_wait(std::chrono::nanoseconds(0));
+  policy::Persistent::Options use_host;
+  use_host.allocation = Allocation::use_host_ptr();
+  CHECK(view_after_failed_producer<policy::Persistent>({}) == "");
+  CHECK(view_after_failed_producer<policy::Persistent>(use_host) == "");
+  CHECK(view_after_failed_producer<policy::CopyToPinned>({}) == "");
+  CHECK(view_after_failed_producer<policy::MapPerInference>({}) == "");
+  CHECK(view_after_failed_producer<policy::Auto>({}) == "");
+#if defined(CL_VERSION_2_0)
+  if (Env::get().caps.svm_coarse_grain_buffer) {
+    policy::Svm::Options coarse;
+    coarse.grain = policy::Svm::Grain::coarse;
+    CHECK(view_after_failed_producer<policy::Svm>(coarse) == "");
+  }
+#endif
+  CHECK(violations() == "");
+  CHECK(reports.list().empty());
+}
+
+namespace {
+
+// The calls an input's write view makes when it opens on a device that
+// reports NVIDIA's vendor ID (0x10DE, answered by the layer), after one
+// inference: empty when its map was blocking (no clFlush after the map: a
+// blocking map submits itself, a non-blocking one is flushed and waited for).
+template <class Policy>
+std::string write_view_on_nvidia(const typename Policy::Options& options) {
+  using Tensor = MappedTensor<std::uint32_t, Policy>;
+  FaultLayer& layer = FaultLayer::get();
+  scenario_detail::Kernels kernels;
+  layer.vendor_id(0x10DE);
+  std::optional<Tensor> made;
+  try {
+    made.emplace(Env::get().context, Env::get().queue, Shape{scenario_detail::kElements}, Intent::input, options);
+  } catch (...) {
+    layer.vendor_id(0);
+    throw;
+  }
+  layer.vendor_id(0);
+  Tensor& t = *made;
+  Outcome out;
+  inference(t, kernels, 1, out);
+  if (!out.problems.empty()) return "the inference before: " + out.problems.front();
+  layer.reset();
+  { auto view = t.write_view(); }
+  const std::vector<std::string> calls = layer.calls();
+  bool mapped = false;
+  std::string all;
+  for (const std::string& c : calls) {
+    all += c + " ";
+    mapped = mapped || c == "clEnqueueMapBuffer" || c == "clEnqueueSVMMap";
+    if (mapped && c == "clFlush") return "a non-blocking map, flushed and waited for: " + all;
+  }
+  if (!mapped) return "no map: " + all;
+  inference(t, kernels, 2, out);
+  return out.problems.empty() ? "" : "the inference after: " + out.problems.front();
+}
+
+}  // namespace
+
+// NVIDIA's driver 580 completes a non-blocking map for writing only before
+// the kernel it follows when the GPU is loaded, and the host's next input
+// reached the kernel still reading the previous one (tests/from_docs,
+// usage.cpp, four of four processes under CLZERO_HOST_WAIT=poll on the H200;
+// docs/drivers.md). On a device with NVIDIA's vendor ID, an input's write
+// view maps blocking, whatever the measured host wait says.
+TEST_CASE("an input's write view maps blocking on NVIDIA devices", "[fault_regression]") {
+  Reports reports;
+  policy::Persistent::Options use_host;
+  use_host.allocation = Allocation::use_host_ptr();
+  policy::MapPerInference::Options map_use_host;
+  map_use_host.allocation = Allocation::use_host_ptr();
+  CHECK(write_view_on_nvidia<policy::Persistent>({}) == "");
+  CHECK(write_view_on_nvidia<policy::Persistent>(use_host) == "");
+  CHECK(write_view_on_nvidia<policy::MapPerInference>({}) == "");
+  CHECK(write_view_on_nvidia<policy::MapPerInference>(map_use_host) == "");
+#if defined(CL_VERSION_2_0)
+  if (Env::get().caps.svm_coarse_grain_buffer) {
+    policy::Svm::Options coarse;
+    coarse.grain = policy::Svm::Grain::coarse;
+    CHECK(write_view_on_nvidia<policy::Svm>(coarse) == "");
+  }
+#endif
+  CHECK(violations() == "");
+  CHECK(reports.list().empty());
+}

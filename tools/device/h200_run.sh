@@ -33,8 +33,10 @@
 #              warm and evicted caches (docs/bench/sequences/host/)
 #   bench      clzero_bench (Google Benchmark) on each platform
 #   cuda       the CUDA comparison (benchmarks/cuda)
-#   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map; and
-#              the producer on another queue)
+#   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map; the
+#              producer on another queue; a map after a failed user event;
+#              maps for writing and reading under load)
+#   stress     tests/from_docs/usage.cpp, six processes at once on NVIDIA
 #   mnn        examples/engines/mnn/h200_run.sh: MNN's readback, as it is and
 #              with clzero's patch (needs .mnn/dist, built by
 #              examples/engines/mnn/build.sh and carried: MNN's source is
@@ -57,7 +59,7 @@ start=$(date +%s)
 limit=${H200_RUN_LIMIT_S:-530}
 # Stages run in the order given; by default the most important first, so
 # that a run short of time loses the least.
-stages=${*:-build quirks tests examples info sequences cuda mnn bench}
+stages=${*:-build quirks tests stress examples info sequences cuda mnn bench}
 left() { echo $((limit - ($(date +%s) - start))); }
 
 summary=()
@@ -145,6 +147,39 @@ stage_quirks() {
   note "nv_quirks: $(status $?)"
   [ -x "$build/nv_quirks" ] && run_for 60 "$out/nv_quirks-cross.log" "$build/nv_quirks" NVIDIA 262161 cross 60
   note "nv_quirks, the producer on another queue: $(status $?)"
+  [ -x "$build/nv_quirks" ] || return 0
+  for n in 3 4107 262161; do "$build/nv_quirks" NVIDIA $n failed; done > "$out/nv_quirks-failed.log" 2>&1
+  note "nv_quirks, a map after a failed user event: $(status $?)"
+  # Seven processes side by side load the GPU: six write inputs while the
+  # last inference runs (war), one reads outputs mapped at rest (read).
+  local pids=()
+  for i in 1 2 3 4 5 6; do
+    run_for 150 "$out/nv_quirks-war-loaded-$i.log" "$build/nv_quirks" NVIDIA 3 war 3000 &
+    pids+=($!)
+  done
+  run_for 150 "$out/nv_quirks-read-loaded.log" "$build/nv_quirks" NVIDIA 3 read 3000 &
+  pids+=($!)
+  wait "${pids[@]}"
+  note "nv_quirks, maps under load (war x6, read): $(grep -h 'wrong [1-9]' "$out"/nv_quirks-war-loaded-*.log "$out/nv_quirks-read-loaded.log" | grep -vc 'NV host') wrong lines outside host-located memory"
+}
+
+# tests/from_docs/usage.cpp in six processes at once on NVIDIA, four with
+# the view's map enqueued when the access ends (CLZERO_HOST_WAIT=poll), one
+# each with map and wait: the suite's ctest -j load found stale data there
+# that a lone run did not (docs/logs/h200/28-from-docs/).
+stage_stress() {
+  exe tests/from_docs/clzero_from_docs_usage || return 0
+  mkdir -p "$out/stress"
+  local pids=() i
+  for i in poll-1 poll-2 poll-3 poll-4 map wait; do
+    run_for 200 "$out/stress/usage-$i.log" env CLZERO_TEST_PLATFORM="NVIDIA CUDA" CLZERO_HOST_WAIT="${i%%-*}" \
+      "$build/tests/from_docs/clzero_from_docs_usage" &
+    pids+=($!)
+  done
+  local failed=0
+  for i in "${pids[@]}"; do wait "$i" || failed=$((failed + 1)); done
+  note "usage.cpp x6 at once on NVIDIA: $failed of 6 failed; $(grep -h '^FAIL' "$out"/stress/*.log | wc -l) failed scenarios"
+  grep -h '^FAIL' "$out"/stress/*.log | head -5 | while read -r line; do note "  ${line:0:160}"; done
 }
 
 # Two ICD loaders are installed there: CUDA 13's libOpenCL.so.1, first in the
@@ -291,7 +326,7 @@ for stage in $stages; do
   if declare -F "stage_$stage" > /dev/null; then
     "stage_$stage"
   else
-    note "unknown stage '$stage' (known: build quirks tests examples info sequences host cuda mnn bench)"
+    note "unknown stage '$stage' (known: build quirks stress tests examples info sequences host cuda mnn bench)"
   fi
 done
 

@@ -4,7 +4,7 @@
 // the runs in which the host saw a wrong element. Used to find, and to keep
 // checking, the workarounds documented in docs/drivers.md.
 //
-//   nv_quirks [platform-name-substring] [elements] [cross [iterations]]
+//   nv_quirks [platform-name-substring] [elements] [cross|failed|war|read [iterations]]
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -228,6 +228,169 @@ size_t first_inference(Alloc a, bool fence, int runs) {
   return bad;
 }
 
+
+// A producer that ends in error: a kernel writes new values (no wait list),
+// then a non-blocking map for reading on the same in-order queue waits on a
+// user event that is set to CL_OUT_OF_RESOURCES after the map is flushed.
+// way 0 polls the map's event, way 1 calls clWaitForEvents on it. Prints
+// the map's final status, what clWaitForEvents said, the kernel's status
+// when the map was first seen finished, and the wrong elements.
+void failed_user_event(Alloc a, int way) {
+  cl_mem m = make(a);
+  cl_uchar z = 0;
+  ok(clEnqueueFillBuffer(q, m, &z, 1, 0, n * 4, 0, nullptr, nullptr), "fill");
+  ok(clFinish(q), "finish");
+  cl_event done = nullptr, mapped = nullptr;
+  cl_uint count = static_cast<cl_uint>(n), iter = 7;
+  ok(clSetKernelArg(fill, 0, sizeof m, &m), "arg");
+  ok(clSetKernelArg(fill, 1, sizeof count, &count), "arg");
+  ok(clSetKernelArg(fill, 2, sizeof iter, &iter), "arg");
+  ok(clEnqueueNDRangeKernel(q, fill, 1, nullptr, &n, nullptr, 0, nullptr, &done), "kernel");
+  cl_int rc = CL_SUCCESS;
+  cl_event user = clCreateUserEvent(ctx, &rc);
+  ok(rc, "user event");
+  void* p = clEnqueueMapBuffer(q, m, CL_FALSE, CL_MAP_READ, 0, n * 4, 1, &user, &mapped, &rc);
+  ok(rc, "map");
+  ok(clFlush(q), "flush");
+  ok(clSetUserEventStatus(user, CL_OUT_OF_RESOURCES), "set user event");
+  cl_int map_status = CL_QUEUED, kernel_status = CL_QUEUED, wait_rc = 0;
+  if (way == 0) {
+    do clGetEventInfo(mapped, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof map_status, &map_status, nullptr);
+    while (map_status > CL_COMPLETE);
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof kernel_status, &kernel_status, nullptr);
+    wait_rc = clWaitForEvents(1, &mapped);
+  } else {
+    wait_rc = clWaitForEvents(1, &mapped);
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof kernel_status, &kernel_status, nullptr);
+    clGetEventInfo(mapped, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof map_status, &map_status, nullptr);
+  }
+  const size_t bad = p != nullptr ? wrong(static_cast<cl_uint*>(p), iter) : n;
+  std::printf("%-16s failed user event, %-17s map status %d, clWaitForEvents(map) %d, kernel status then %d, "
+              "wrong elements %zu/%zu\n",
+              name(a), way == 0 ? "polled map:" : "clWaitForEvents:", map_status, wait_rc, kernel_status, bad, n);
+  clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr);
+  clFinish(q);
+  for (cl_event e : {done, mapped, user}) clReleaseEvent(e);
+  clReleaseMemObject(m);
+}
+
+// An input written while the previous inference runs (the host's write map
+// waits on the kernel that last read the input): per iteration, a
+// non-blocking CL_MAP_WRITE_INVALIDATE_REGION map, the host writes the
+// input, unmap (no event), a kernel reads it into one of two result
+// buffers, flush; the previous result is read on q2 after its kernel.
+// way 0: the map waits on the last kernel's event, the host polls the map's
+// event; 1: no wait list (the queue's order), polls the map's event; 2: as
+// 0, then also polls the last kernel's event; 3: blocking map, no wait
+// list. Counts the iterations with a wrong result and those where the map
+// was seen complete while the kernel it follows was not.
+cl_kernel transform;
+void write_after_read(Alloc a, int way, int iterations) {
+  cl_mem in = make(a);
+  cl_int rc = CL_SUCCESS;
+  cl_mem results[2] = {clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, nullptr, &rc),
+                       clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, nullptr, &rc)};
+  ok(rc, "result buffers");
+  cl_event done[2] = {nullptr, nullptr};
+  std::vector<cl_uint> host(n);
+  size_t bad = 0, early = 0;
+  const auto status = [](cl_event e) {
+    cl_int st = CL_QUEUED;
+    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+    return st;
+  };
+  const auto check = [&](int it) {
+    ok(clEnqueueReadBuffer(q2, results[it % 2], CL_TRUE, 0, n * 4, host.data(), 1, &done[it % 2], nullptr), "read");
+    size_t w = 0;
+    for (size_t i = 0; i < n; ++i) w += host[i] != value(static_cast<cl_uint>(i), it) * 3u + static_cast<cl_uint>(it);
+    bad += w ? 1 : 0;
+  };
+  for (int it = 0; it < iterations; ++it) {
+    cl_event last = it > 0 ? done[(it - 1) % 2] : nullptr;
+    cl_event mapped = nullptr;
+    void* p = nullptr;
+    if (way == 3) {
+      p = clEnqueueMapBuffer(q, in, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, n * 4, 0, nullptr, nullptr, &rc);
+      ok(rc, "map");
+      if (last && status(last) > CL_COMPLETE) ++early;
+    } else {
+      const bool list = way != 1 && last != nullptr;
+      p = clEnqueueMapBuffer(q, in, CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION, 0, n * 4, list ? 1 : 0,
+                             list ? &last : nullptr, &mapped, &rc);
+      ok(rc, "map");
+      ok(clFlush(q), "flush");
+      while (status(mapped) > CL_COMPLETE) {
+      }
+      if (last && status(last) > CL_COMPLETE) ++early;
+      if (way == 2 && last)
+        while (status(last) > CL_COMPLETE) {
+        }
+      clReleaseEvent(mapped);
+    }
+    cl_uint* w = static_cast<cl_uint*>(p);
+    for (size_t i = 0; i < n; ++i) w[i] = value(static_cast<cl_uint>(i), static_cast<cl_uint>(it));
+    ok(clEnqueueUnmapMemObject(q, in, p, 0, nullptr, nullptr), "unmap");
+    cl_uint count = static_cast<cl_uint>(n), iter = static_cast<cl_uint>(it);
+    ok(clSetKernelArg(transform, 0, sizeof in, &in), "arg");
+    ok(clSetKernelArg(transform, 1, sizeof(cl_mem), &results[it % 2]), "arg");
+    ok(clSetKernelArg(transform, 2, sizeof count, &count), "arg");
+    ok(clSetKernelArg(transform, 3, sizeof iter, &iter), "arg");
+    if (done[it % 2]) clReleaseEvent(done[it % 2]);
+    ok(clEnqueueNDRangeKernel(q, transform, 1, nullptr, &n, nullptr, 0, nullptr, &done[it % 2]), "kernel");
+    ok(clFlush(q), "flush");
+    if (it > 0) check(it - 1);
+  }
+  check(iterations - 1);
+  ok(clFinish(q), "finish");
+  const char* ways[] = {"map after the kernel, poll the map", "map in queue order, poll the map",
+                        "map after the kernel, poll map and kernel", "blocking map in queue order"};
+  std::printf("%-16s next input written while the last inference runs, %-42s wrong %zu/%d, map seen complete "
+              "before the kernel it follows %zu\n",
+              name(a), ways[way], bad, iterations, early);
+  for (cl_event e : done)
+    if (e) clReleaseEvent(e);
+  clReleaseMemObject(results[0]);
+  clReleaseMemObject(results[1]);
+  clReleaseMemObject(in);
+}
+
+// Mapped at rest, read after each kernel (Persistent's output and inout):
+// per iteration, unmap, a kernel writes every element, a non-blocking map
+// (CL_MAP_READ, or CL_MAP_READ | CL_MAP_WRITE) waits on the kernel's event,
+// the host polls the map's event and reads. Counts the iterations with a
+// wrong element and those where the map was seen complete before its kernel.
+void read_after_write(Alloc a, cl_map_flags flags, int iterations) {
+  cl_mem m = make(a);
+  cl_int rc = CL_SUCCESS;
+  cl_uchar z = 0;
+  ok(clEnqueueFillBuffer(q, m, &z, 1, 0, n * 4, 0, nullptr, nullptr), "fill");
+  void* p = clEnqueueMapBuffer(q, m, CL_TRUE, flags, 0, n * 4, 0, nullptr, nullptr, &rc);
+  ok(rc, "map");
+  size_t bad = 0, early = 0;
+  for (int it = 1; it <= iterations; ++it) {
+    ok(clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr), "unmap");
+    cl_event done = nullptr, mapped = nullptr;
+    run_kernel(m, static_cast<cl_uint>(it), 0, nullptr, &done);
+    p = clEnqueueMapBuffer(q, m, CL_FALSE, flags, 0, n * 4, 1, &done, &mapped, &rc);
+    ok(rc, "map");
+    ok(clFlush(q), "flush");
+    cl_int st = CL_QUEUED;
+    do clGetEventInfo(mapped, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+    while (st > CL_COMPLETE);
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+    early += st > CL_COMPLETE;
+    bad += wrong(static_cast<cl_uint*>(p), static_cast<cl_uint>(it)) ? 1 : 0;
+    clReleaseEvent(done);
+    clReleaseEvent(mapped);
+  }
+  ok(clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr), "unmap");
+  ok(clFinish(q), "finish");
+  clReleaseMemObject(m);
+  std::printf("%-16s mapped at rest, %-22s non-blocking map after the kernel, poll the map: wrong %zu/%d, map seen "
+              "complete before its kernel %zu\n",
+              name(a), flags == CL_MAP_READ ? "CL_MAP_READ:" : "CL_MAP_READ|WRITE:", bad, iterations, early);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -261,6 +424,38 @@ int main(int argc, char** argv) {
   clBuildProgram(prog, 1, &dev, "", nullptr, nullptr);
   fill = clCreateKernel(prog, "fill", &rc);
   create_nv = reinterpret_cast<CreateBufferNv>(clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
+  if (argc > 3 && (std::string(argv[3]) == "failed" || std::string(argv[3]) == "war" ||
+                    std::string(argv[3]) == "read")) {
+    q2 = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
+    std::vector<Alloc> kinds = {Alloc::alloc_host_ptr, Alloc::use_host_ptr};
+    if (create_nv) kinds.push_back(Alloc::nv_host_pinned);
+    try {
+      if (std::string(argv[3]) == "read") {
+        const int iterations = argc > 4 ? std::stoi(argv[4]) : 500;
+        for (Alloc a : kinds)
+          for (cl_map_flags flags : {cl_map_flags{CL_MAP_READ}, cl_map_flags{CL_MAP_READ | CL_MAP_WRITE}})
+            read_after_write(a, flags, iterations);
+        return 0;
+      }
+      if (std::string(argv[3]) == "failed") {
+        for (Alloc a : kinds)
+          for (int way = 0; way < 2; ++way) failed_user_event(a, way);
+        return 0;
+      }
+      const char* tsrc =
+          "__kernel void transform(__global const uint* in, __global uint* out, uint n, uint it) {"
+          " uint i = get_global_id(0); if (i < n) out[i] = in[i] * 3u + it; }";
+      cl_program tp = clCreateProgramWithSource(ctx, 1, &tsrc, nullptr, &rc);
+      ok(clBuildProgram(tp, 1, &dev, "", nullptr, nullptr), "build");
+      transform = clCreateKernel(tp, "transform", &rc);
+      const int iterations = argc > 4 ? std::stoi(argv[4]) : 500;
+      for (Alloc a : kinds)
+        for (int way = 0; way < 4; ++way) write_after_read(a, way, iterations);
+    } catch (cl_int) {
+      return 1;
+    }
+    return 0;
+  }
   if (argc > 3 && std::string(argv[3]) == "cross") {  // only the producer on another queue
     q2 = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
     const int iterations = argc > 4 ? std::stoi(argv[4]) : 60;

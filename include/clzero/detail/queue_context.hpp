@@ -15,6 +15,24 @@
 namespace clzero {
 namespace detail {
 
+/// Driver workaround. NVIDIA H200, NVIDIA OpenCL 3.0 driver 580.159.04: a
+/// non-blocking map for writing only (CL_MAP_WRITE_INVALIDATE_REGION, which
+/// moves no data) reports CL_COMPLETE before the kernel it follows has
+/// finished, whether that kernel is in its wait list or only before it on
+/// the in-order queue. On a loaded GPU (seven processes) it did so in about
+/// half of 3000 iterations for ALLOC_HOST_PTR, USE_HOST_PTR and host-located
+/// buffers alike, and the host's next input then reached the running kernel:
+/// in 5 and 10 of 3000 iterations over ALLOC_HOST_PTR, in every early one
+/// over host-located memory. A blocking map was never early (0 of 3000 in
+/// every process), nor a map for reading over ALLOC_HOST_PTR or USE_HOST_PTR
+/// (tools/device/nv_quirks.cpp "war" and "read", docs/drivers.md). Keyed on
+/// the device's vendor ID (0x10DE, NVIDIA's PCI ID), as the driver is.
+constexpr bool maps_complete_early_for_writes(cl_uint vendor_id) noexcept { return vendor_id == 0x10DE; }
+
+/// Whether a map with `flags` writes only: the host's next input, whose map
+/// need not wait for any data (see maps_complete_early_for_writes).
+constexpr bool writes_only(cl_map_flags flags) noexcept { return (flags & CL_MAP_READ) == 0; }
+
 struct QueueContext {
   ContextHandle context;
   QueueHandle queue;
@@ -30,6 +48,10 @@ struct QueueContext {
   bool map_at_view = false;
   bool svm_map_at_view = false;  // the same for coarse-grained SVM, measured on its own
   bool in_ring = false;  // a TensorRing's slot: mapped-at-rest policies map right after the kernels
+  // Maps for writing only (an input's write view) are blocking: NVIDIA's
+  // driver 580 completes a non-blocking one before the commands it follows
+  // (maps_complete_early_for_writes).
+  bool write_maps_block = false;
   cl_ulong max_alloc = 0;
 
   /// Retains `context` and `queue` after checking that both are valid and
@@ -58,6 +80,9 @@ struct QueueContext {
           doing);
     check(clGetDeviceInfo(q.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof q.max_alloc, &q.max_alloc, nullptr),
           "clGetDeviceInfo", doing);
+    cl_uint vendor = 0;
+    check(clGetDeviceInfo(q.device, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, nullptr), "clGetDeviceInfo", doing);
+    q.write_maps_block = maps_complete_early_for_writes(vendor);
     const WaitMethod wait = wait_method(q.ctx(), q.device);
     q.host_wait.poll = wait.poll;
     q.host_wait.block_after_ns = static_cast<long long>(wait.block_after_us * 1000.0);

@@ -119,6 +119,7 @@ class CopyToPinned {
 
   /// To host (policy protocol, docs/api.md): clEnqueueReadBuffer (non-blocking) after `used_by` if kernels wrote.
   void to_host(Access access, EventList& used_by) {
+    downloaded_after_ = false;
     if (device_writes(access) && host_reads(intent_)) {
       cl_event down = nullptr;
       detail::check(clEnqueueReadBuffer(q_.q(), device_.mem(), CL_FALSE, 0, device_.bytes(), host_, used_by.count(),
@@ -126,6 +127,7 @@ class CopyToPinned {
                     "clEnqueueReadBuffer", name, "downloading the device's data to the host");
       downloaded_.clear();
       downloaded_.adopt(down);
+      downloaded_after_ = !used_by.empty();
     }
     device_busy_.clear();
     device_busy_.swap(used_by);
@@ -142,7 +144,20 @@ class CopyToPinned {
       if (rc != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
         detail::check(rc, "clWaitForEvents", name, "waiting for the upload to finish reading the host copy");
     }
+    // A producer that ended in error fails the view, whatever the
+    // download's own status says: NVIDIA's driver 580 completes a command
+    // whose wait list holds a failed event with CL_COMPLETE, without its
+    // data (tests/from_docs, contract.cpp). The finished events are dropped
+    // here instead of at the next device access: no extra call. Reported
+    // once, and not after a download that failed itself.
+    const bool check_producers = downloaded_after_;
+    downloaded_after_ = false;
     detail::wait_for(downloaded_, q_.host_wait, "CopyToPinned: waiting for the download to the host");
+    if (check_producers) {
+      if (device_busy_.drop_finished() < 0)
+        detail::check(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "clWaitForEvents", name,
+                      "waiting for the commands that produced the tensor");
+    }
     return host_;
   }
 
@@ -196,6 +211,7 @@ class CopyToPinned {
   EventList downloaded_;   // the last download, until the host waited for it
   EventList uploaded_;     // the last upload, until the host may write again
   EventList device_busy_;  // the commands that last used the device buffer
+  bool downloaded_after_ = false;  // the last download waited on device_busy_, whose failures the view reports
 };
 
 }  // namespace policy

@@ -122,7 +122,11 @@ class MapPerInference {
     // non-blocking map completes before the producer's writes land
     // (policy::Persistent): a view that polled the map alone read stale
     // elements on the H200 (docs/drivers.md).
-    if (q_.map_at_view || detail::map_completes_early(allocation_)) {
+    // The same for a map for writing only on NVIDIA's driver, which
+    // completes it before the kernels that still read the input
+    // (QueueContext::write_maps_block).
+    if (q_.map_at_view || detail::map_completes_early(allocation_) ||
+        (q_.write_maps_block && detail::writes_only(flags))) {
       ptr_ = storage_.map(q_.q(), flags, CL_TRUE, EventList{}, nullptr, name);
     } else {  // submitted, then polled or waited for
       EventList& mapped = mapping_;  // a member, so that its storage is reused every inference

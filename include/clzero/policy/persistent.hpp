@@ -200,6 +200,7 @@ class MappedAtRest {
     mapped_ = false;
     ptr_ = nullptr;
     ready_.clear();
+    producers_.clear();  // the view was not opened: their data is overwritten now
     unrecorded_ = unmapped == nullptr;
     waits.adopt(unmapped);
   }
@@ -225,6 +226,7 @@ class MappedAtRest {
     }
     if (wait_for_producers_) in_flight_.append(used_by);
     map_async(used_by, flags_);
+    keep_producers(used_by);
   }
 
   /// Nothing makes the data visible yet: the next view maps, blocking, and
@@ -249,13 +251,18 @@ class MappedAtRest {
       in_flight_.append(used);
     }
     map_async(used, flags_);
+    keep_producers(used);
     check(clFlush(q_.q()), "clFlush", who_, "submitting the map that makes the tensor visible to the host");
   }
 
   /// Blocks until the current mapping is usable; returns its pointer.
   /// `overwrite_all`: the view is a write view of the whole tensor.
   void* host_pointer(bool overwrite_all) {
-    if (!mapped_ && map_at_view_) return map_blocking(overwrite_all);
+    // An input's write view maps blocking where a non-blocking map for
+    // writing completes before the kernels that still read the input
+    // (QueueContext::write_maps_block, NVIDIA): the host's next input reached
+    // the running kernel on the H200. map_blocking orders it after them.
+    if (!mapped_ && (map_at_view_ || (on_write_view_ && q_.write_maps_block))) return map_blocking(overwrite_all);
     if (!mapped_) {
       // An input the host now writes (mapped after the commands of the last
       // access), or the last map ended in error, so nothing is mapped: map
@@ -285,6 +292,7 @@ class MappedAtRest {
         // Keep the map's event while it may still run; once it has finished,
         // the state follows what the map did, whatever the wait reported.
         if (!all_finished(ready_)) check(rc, "clWaitForEvents", who_, step);
+        producers_.clear();  // the failure this wait reports is theirs or the map's: reported once
         cl_int status = CL_COMPLETE;
         check(clGetEventInfo(ready_[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
               "clGetEventInfo", who_, step);
@@ -305,6 +313,12 @@ class MappedAtRest {
       }
       ready_.clear();
     }
+    // The map completed, and the tensor stays mapped, at rest. A producer
+    // that ended in error fails the view, as map_blocking's does, whatever
+    // the map's own status says: NVIDIA's driver 580 completes a map whose
+    // wait list holds a failed event with CL_COMPLETE, its data not the
+    // producer's (tests/from_docs, contract.cpp; docs/drivers.md).
+    check(take_failure(producers_), "clWaitForEvents", who_, "waiting for the commands that produced the tensor");
     if (wait_for_producers_) wait_for(in_flight_, q_.host_wait, "waiting for the commands that produced the tensor");
     return ptr_;
   }
@@ -353,6 +367,15 @@ class MappedAtRest {
     return ptr_;
   }
 
+  // The events a non-blocking map for the host's view waits on, kept (no
+  // OpenCL call: the list is taken over) so that the view reads their
+  // statuses once the map has completed. Where the view also waits for the
+  // producers (wait_for_producers_), in_flight_ holds them already.
+  void keep_producers(EventList& used) noexcept {
+    producers_.clear();
+    if (!wait_for_producers_) producers_.swap(used);
+  }
+
   void map_async(const EventList& after, cl_map_flags flags) {
     cl_event mapped = nullptr;
     void* p = storage_.map(q_.q(), flags, CL_FALSE, after, &mapped, who_);
@@ -396,6 +419,7 @@ class MappedAtRest {
       wait_quietly(in_flight_, q_, "waiting for the kernels that use a tensor being released");
     ready_.clear();
     in_flight_.clear();
+    producers_.clear();
     failed_map_.clear();
   }
 
@@ -414,6 +438,7 @@ class MappedAtRest {
                             // and the readers of a mapping kept through Access::read accesses
   EventList before_unmap_;  // what the next unmap waits for; kept to reuse its storage
   EventList failed_map_;    // the last map that ended in error, kept to the release (see host_pointer)
+  EventList producers_;     // what the current non-blocking map waits on, until the view reads their statuses
 };
 
 }  // namespace detail

@@ -29,6 +29,11 @@ class FaultLayer {
   void disarm() { disarm_(); }
   void pause(bool paused) { pause_(paused ? 1 : 0); }
   void shadow_maps(bool on) { shadow_(on ? 1 : 0); }
+  /// Non-blocking maps and reads run after a failed event in their wait
+  /// list and complete (CLZERO_FAULT_RUN_AFTER_FAILED, fault_control.h).
+  void run_after_failed(bool on) { run_after_failed_(on ? 1 : 0); }
+  /// CL_DEVICE_VENDOR_ID answered as `id` (0: the device's own).
+  void vendor_id(unsigned id) { vendor_id_(id); }
   clzero_fault_counts counts() {
     clzero_fault_counts c{};
     counts_(&c);
@@ -87,6 +92,8 @@ class FaultLayer {
     resolve(lib, "clzero_fault_disarm", disarm_);
     resolve(lib, "clzero_fault_pause", pause_);
     resolve(lib, "clzero_fault_shadow_maps", shadow_);
+    resolve(lib, "clzero_fault_run_after_failed", run_after_failed_);
+    resolve(lib, "clzero_fault_vendor_id", vendor_id_);
     resolve(lib, "clzero_fault_get_counts", counts_);
     resolve(lib, "clzero_fault_call", call_);
     resolve(lib, "clzero_fault_fired", fired_);
@@ -107,6 +114,8 @@ class FaultLayer {
   void (*disarm_)() = nullptr;
   void (*pause_)(int) = nullptr;
   void (*shadow_)(int) = nullptr;
+  void (*run_after_failed_)(int) = nullptr;
+  void (*vendor_id_)(unsigned) = nullptr;
   void (*counts_)(clzero_fault_counts*) = nullptr;
   const char* (*call_)(long) = nullptr;
   const char* (*fired_)() = nullptr;

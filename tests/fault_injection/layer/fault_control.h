@@ -9,6 +9,10 @@
  *       CL_MAP_FAILURE, or a number).
  *   CLZERO_FAULT_SHADOW_MAPS=1  every map of a buffer that is not
  *       CL_MEM_USE_HOST_PTR returns a fresh host pointer (a shadow copy).
+ *   CLZERO_FAULT_RUN_AFTER_FAILED=1  a non-blocking clEnqueueMapBuffer,
+ *       clEnqueueSVMMap or clEnqueueReadBuffer whose wait list holds an
+ *       event that ended in error runs after the others and completes with
+ *       CL_COMPLETE (NVIDIA's driver 580 does; the spec leaves it open).
  *   CLZERO_FAULT_REPORT=1  print the counts and every violation at exit.
  *   CLZERO_FAULT_STRICT=1  exit with status 86 if a violation was recorded.
  *   CLZERO_FAULT_HAZARDS=1  run the happens-before checker (hazard.hpp): at
@@ -67,6 +71,10 @@ void clzero_fault_disarm(void);
 /* While paused, calls are neither counted nor failed (the test's own calls). */
 void clzero_fault_pause(int paused);
 void clzero_fault_shadow_maps(int on);
+void clzero_fault_run_after_failed(int on);
+/* Answers CL_DEVICE_VENDOR_ID with `id` (0: the device's own), so that a
+ * test reaches another vendor's driver workarounds. */
+void clzero_fault_vendor_id(unsigned id);
 void clzero_fault_get_counts(struct clzero_fault_counts* out);
 /* The name of the ith (0-based) intercepted call since the last reset, or
  * NULL past the end; the first 65536 calls are kept. */

@@ -96,6 +96,11 @@ struct Layer {
   long total_violations = 0;
   long shadow_maps = 0;
   bool shadow = false;
+  // NVIDIA's driver 580 (H200): a non-blocking command whose wait list holds
+  // an event that ended in error runs anyway and completes with CL_COMPLETE.
+  bool run_after_failed = false;
+  // Answered for CL_DEVICE_VENDOR_ID when not 0 (clzero_fault_vendor_id).
+  cl_uint vendor_id = 0;
   // The happens-before checker (hazard.hpp), on with CLZERO_FAULT_HAZARDS=1.
   bool hazards_on = false;
   HazardChecker hazards;
@@ -370,6 +375,24 @@ bool any_failed(cl_uint n, const cl_event* waits) {
 // For a blocking enqueue: whether an event it must wait for has failed.
 bool wait_list_failed(cl_uint n, const cl_event* waits) {
   return n > 0 && next().clWaitForEvents(n, waits) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+}
+
+// With run_after_failed on, a non-blocking enqueue whose wait list holds a
+// failed event is passed on without it: the command runs after the others
+// and completes, as on NVIDIA's driver 580 (docs/drivers.md). `kept` holds
+// the wait list then, and `n` and `waits` name it.
+void run_after_failed(cl_bool blocking, cl_uint& n, const cl_event*& waits, std::vector<cl_event>& kept) {
+  bool on = false;
+  {
+    Layer& l = layer();
+    Lock lock(l.mutex);
+    on = l.run_after_failed;
+  }
+  if (!on || blocking || !any_failed(n, waits)) return;
+  for (cl_uint i = 0; i < n; ++i)
+    if (event_status(waits[i]) >= 0) kept.push_back(waits[i]);
+  n = static_cast<cl_uint>(kept.size());
+  waits = kept.empty() ? nullptr : kept.data();
 }
 
 // How an enqueue goes: as asked, failed at once (`code` returned), or as a
@@ -784,6 +807,18 @@ cl_int CL_API_CALL BuildProgram(cl_program program, cl_uint n, const cl_device_i
 cl_int CL_API_CALL GetDeviceInfo(cl_device_id device, cl_device_info name, size_t size, void* value, size_t* size_ret) {
   const FaultPlan::Decision d = decide("clGetDeviceInfo");
   if (d.fail) return d.code;
+  cl_uint vendor = 0;
+  {
+    Layer& l = layer();
+    Lock lock(l.mutex);
+    vendor = l.vendor_id;
+  }
+  if (name == CL_DEVICE_VENDOR_ID && vendor != 0) {  // another vendor's device, for its workarounds
+    if (value != nullptr && size < sizeof vendor) return CL_INVALID_VALUE;
+    if (value != nullptr) std::memcpy(value, &vendor, sizeof vendor);
+    if (size_ret != nullptr) *size_ret = sizeof vendor;
+    return CL_SUCCESS;
+  }
   return next().clGetDeviceInfo(device, name, size, value, size_ret);
 }
 
@@ -1001,6 +1036,8 @@ void trace_unmap(const char* api, cl_command_queue queue, const void* key, const
 void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, cl_map_flags flags,
                                    size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event,
                                    cl_int* errcode_ret) {
+  std::vector<cl_event> kept;
+  run_after_failed(blocking, n, waits, kept);
   const Course c = course("clEnqueueMapBuffer", blocking, n, waits);
   if (!c.run) {
     if (errcode_ret != nullptr) *errcode_ret = c.later ? CL_SUCCESS : c.code;
@@ -1043,6 +1080,8 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
 
 cl_int CL_API_CALL EnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr, size_t size,
                                  cl_uint n, const cl_event* waits, cl_event* event) {
+  std::vector<cl_event> kept;
+  run_after_failed(blocking, n, waits, kept);
   const Course c = course("clEnqueueSVMMap", blocking, n, waits);
   if (!c.run) {
     if (c.later) {
@@ -1114,6 +1153,8 @@ cl_int CL_API_CALL EnqueueSVMMemFill(cl_command_queue queue, void* ptr, const vo
 
 cl_int CL_API_CALL EnqueueReadBuffer(cl_command_queue queue, cl_mem mem, cl_bool blocking, size_t offset, size_t size,
                                      void* dst, cl_uint n, const cl_event* waits, cl_event* event) {
+  std::vector<cl_event> kept;
+  run_after_failed(blocking, n, waits, kept);
   check_command(mem, false, "clEnqueueReadBuffer");
   const Traced t =
       traced_with("clEnqueueReadBuffer", [&](Layer& l, Traced& tr) { add_mem(l, tr, mem, offset, size, false); });
@@ -1235,6 +1276,8 @@ void install(const cl_icd_dispatch* target) {
     l.shadow = true;
   if (const char* hazards = std::getenv("CLZERO_FAULT_HAZARDS"); hazards != nullptr && *hazards == '1')
     l.hazards_on = true;
+  if (const char* run = std::getenv("CLZERO_FAULT_RUN_AFTER_FAILED"); run != nullptr && *run == '1')
+    l.run_after_failed = true;
 }
 
 bool env_flag(const char* name) {
@@ -1347,6 +1390,18 @@ CLZERO_FAULT_EXPORT void clzero_fault_shadow_maps(int on) {
   auto& l = layer();
   Lock lock(l.mutex);
   l.shadow = on != 0;
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_vendor_id(unsigned id) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.vendor_id = id;
+}
+
+CLZERO_FAULT_EXPORT void clzero_fault_run_after_failed(int on) {
+  auto& l = layer();
+  Lock lock(l.mutex);
+  l.run_after_failed = on != 0;
 }
 
 CLZERO_FAULT_EXPORT void clzero_fault_get_counts(clzero_fault_counts* out) {
