@@ -517,6 +517,16 @@ TEST_CASE("a device query that fails is reported, never read as a missing featur
 
 namespace {
 
+// A layer option for one scope, put back however the scope ends.
+struct RunAfterFailed {
+  RunAfterFailed() { FaultLayer::get().run_after_failed(true); }
+  ~RunAfterFailed() { FaultLayer::get().run_after_failed(false); }
+};
+struct AsVendor {
+  explicit AsVendor(unsigned id) { FaultLayer::get().vendor_id(id); }
+  ~AsVendor() { FaultLayer::get().vendor_id(0); }
+};
+
 // One output inference whose device access also names an event that ended
 // in error (a producer elsewhere, handed in with used_by), on a platform
 // that runs a non-blocking map or read after a failed event and completes
@@ -525,7 +535,6 @@ namespace {
 template <class Policy>
 std::string view_after_failed_producer(const typename Policy::Options& options) {
   using Tensor = MappedTensor<std::uint32_t, Policy>;
-  FaultLayer& layer = FaultLayer::get();
   scenario_detail::Kernels kernels;
   Tensor t(Env::get().context, Env::get().queue, {scenario_detail::kElements}, Intent::output, options);
   Outcome out;
@@ -540,9 +549,9 @@ std::string view_after_failed_producer(const typename Policy::Options& options) 
     ok(clSetUserEventStatus(failed, CL_OUT_OF_RESOURCES), "clSetUserEventStatus");
   }
   const EventHandle producer = EventHandle::adopt(failed);
-  layer.run_after_failed(true);
   std::string result;
   try {
+    RunAfterFailed nvidia_like;
     {
       auto dev = t.device_access();
       dev.bind(kernels.fill.k, 0);
@@ -562,7 +571,6 @@ std::string view_after_failed_producer(const typename Policy::Options& options) 
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::opencl) result = std::string("an error of another kind: ") + e.what();
   }
-  layer.run_after_failed(false);
   Outcome after;
   inference(t, kernels, 3, after);
   if (result.empty() && !after.problems.empty()) result = "the inference after: " + after.problems.front();
@@ -612,15 +620,11 @@ std::string write_view_on_nvidia(const typename Policy::Options& options) {
   using Tensor = MappedTensor<std::uint32_t, Policy>;
   FaultLayer& layer = FaultLayer::get();
   scenario_detail::Kernels kernels;
-  layer.vendor_id(0x10DE);
   std::optional<Tensor> made;
-  try {
+  {
+    AsVendor nvidia(0x10DE);  // read when the tensor is made
     made.emplace(Env::get().context, Env::get().queue, Shape{scenario_detail::kElements}, Intent::input, options);
-  } catch (...) {
-    layer.vendor_id(0);
-    throw;
   }
-  layer.vendor_id(0);
   Tensor& t = *made;
   Outcome out;
   inference(t, kernels, 1, out);
