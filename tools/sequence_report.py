@@ -160,6 +160,7 @@ class Run:
         self.cuda_runs = None  # [{bytes: µs}] per whole run, where CUDA alternated with the runs
         self.host_source = None  # a host-only run whose host costs replace the runs' own
         self.coexist = []  # [(n, with CUDA, Run)]: shorter processes with and without CUDA beside OpenCL
+        self.coexist_run = None  # the name they carry: <machine>-<commit>
         self.sections = {}
         self.blocks = {}  # (section, bytes) -> (inferences per turn, whether the first was timed apart)
         for section in ("serial", "pipelined"):
@@ -1102,10 +1103,12 @@ def coexist_lines(run):
             cells.append("%s (%s)" % (verdict_ratio(got[0], TARGET), us(best[1])))
         rows.append([str(n), "yes" if with_cuda else "no (`--no-cuda`)"] + cells)
     out = ["Does CUDA beside OpenCL change OpenCL's numbers? Shorter processes on the same machine, one after "
-           "another, alternately without CUDA and with it (`docs/bench/sequences/coexist/`, %s each): per size, "
+           "another, alternately without CUDA and with it (`docs/bench/sequences/coexist/`, %s each%s): per size, "
            "`clzero.Auto` ÷ the fastest legal sequence, paired in Auto's confirmation, and in brackets the fastest "
            "legal sequence's median in µs from the process's own tables.\n" %
-           ("budget %s s" % num_text(run.coexist[0][2].context.get("budget_s", 0))),
+           ("budget %s s" % num_text(run.coexist[0][2].context.get("budget_s", 0)),
+            "" if run.coexist_run == run.name else
+            "; processes of `%s`, not of the whole runs above" % run.coexist_run),
            table(["process", "CUDA in it"] + [size_name(b) for b in sizes], rows)]
     if worst[True] and worst[False]:
         out.append("\n`clzero.Auto` ÷ the fastest legal sequence over every size: %.3f–%.3f with CUDA in the "
@@ -1329,17 +1332,20 @@ def load_runs(json_dir):
         for r in matched:
             same_device(extra, r, extra.where)
             r.host, r.host_cold, r.host_source = extra.host, extra.host_cold, os.path.basename(path)
-    # coexist/<run name>-{cuda,nocuda}-N.json: shorter processes of the same
-    # machine, alternately with CUDA in the process and without it
-    # (--no-cuda): whether CUDA beside OpenCL changes OpenCL's numbers.
+    # coexist/<machine>-<commit>-{cuda,nocuda}-N.json: shorter processes of
+    # the same machine, alternately with CUDA in the process and without it
+    # (--no-cuda): whether CUDA beside OpenCL changes OpenCL's numbers. They
+    # go with the whole runs of their machine; where those are of another
+    # commit, the text names the processes' own.
     for path in sorted(glob.glob(os.path.join(json_dir, "coexist", "*.json"))):
         where = os.path.relpath(path, ROOT)
         m = re.match(r"^(?P<run>.+)-(?P<mode>cuda|nocuda)-(?P<n>[0-9]+)$", os.path.splitext(os.path.basename(path))[0])
         if not m:
             raise ReportError("%s: a coexistence run is named <run>-cuda-N.json or <run>-nocuda-N.json" % where)
-        matched = [r for r in runs if r.name == m.group("run")]
+        machine = m.group("run").rsplit("-", 1)[0]
+        matched = [r for r in runs if r.name.rsplit("-", 1)[0] == machine]
         if not matched:
-            raise ReportError("%s: no whole runs named %s to go with" % (where, m.group("run")))
+            raise ReportError("%s: no whole runs of %s to go with" % (where, machine))
         extra = Run(path)
         with_cuda = m.group("mode") == "cuda"
         has = "cuda.zero_copy" in extra.variants
@@ -1351,6 +1357,7 @@ def load_runs(json_dir):
         for r in matched:
             same_device(extra, r, where)
             r.coexist.append((int(m.group("n")), with_cuda, extra))
+            r.coexist_run = m.group("run")
     for r in runs:
         r.coexist.sort(key=lambda x: (x[0], x[1]))
     # Numbered ones, <machine>-cuda-runN.json, ran just before the NVIDIA

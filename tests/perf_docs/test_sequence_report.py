@@ -491,7 +491,7 @@ def main():
                 change(data)
                 refused(label_, conf_path, data, needle)
 
-        # The coexistence runs: named for their whole runs, with CUDA in
+        # The coexistence runs: named for their machine's whole runs, with CUDA in
         # them exactly where the name says so.
         coexist = os.path.join(json_copy, "coexist")
         names = sorted(os.listdir(coexist)) if os.path.isdir(coexist) else []
@@ -533,7 +533,7 @@ def main():
             stray = os.path.join(coexist, "nowhere-cuda-1.json")
             shutil.copy(with_path, stray)
             rc_, out_ = check(DOC, json_copy)
-            if rc_ == 0 or "no whole runs named nowhere" not in out_:
+            if rc_ == 0 or "no whole runs of nowhere" not in out_:
                 failures.append("a coexistence run of no whole runs was not refused:\n%s" % out_)
             else:
                 print("ok: a coexistence run of no whole runs is refused")
