@@ -1299,6 +1299,11 @@ def same_device(extra, run, where):
         raise ReportError("%s: device '%s' is not %s's" % (where, extra.context["device"], run.name))
 
 
+def machine_of(name):
+    """<machine>-<commit> -> <machine>: what runs kept beside whole runs match on."""
+    return name.rsplit("-", 1)[0]
+
+
 def load_runs(json_dir):
     groups = {}
     for p in sorted(glob.glob(os.path.join(json_dir, "*.json"))):
@@ -1326,7 +1331,7 @@ def load_runs(json_dir):
             raise ReportError("%s: a host-only run is named <machine>-host.json" % os.path.relpath(path, ROOT))
         machine = stem[:-len("-host")]
         extra = Run(path)
-        matched = [r for r in runs if r.name.rsplit("-", 1)[0] == machine]
+        matched = [r for r in runs if machine_of(r.name) == machine]
         if not matched:
             raise ReportError("%s: no whole runs of %s to go with" % (os.path.relpath(path, ROOT), machine))
         for r in matched:
@@ -1342,8 +1347,8 @@ def load_runs(json_dir):
         m = re.match(r"^(?P<run>.+)-(?P<mode>cuda|nocuda)-(?P<n>[0-9]+)$", os.path.splitext(os.path.basename(path))[0])
         if not m:
             raise ReportError("%s: a coexistence run is named <run>-cuda-N.json or <run>-nocuda-N.json" % where)
-        machine = m.group("run").rsplit("-", 1)[0]
-        matched = [r for r in runs if r.name.rsplit("-", 1)[0] == machine]
+        machine = machine_of(m.group("run"))
+        matched = [r for r in runs if machine_of(r.name) == machine]
         if not matched:
             raise ReportError("%s: no whole runs of %s to go with" % (where, machine))
         extra = Run(path)
@@ -1367,13 +1372,13 @@ def load_runs(json_dir):
         stem = os.path.splitext(os.path.basename(path))[0]
         m = RUN_FILE.match(stem)
         base, n = (m.group("base"), int(m.group("n"))) if m else (stem, 0)
-        cuda_groups.setdefault(base.rsplit("-", 1)[0], []).append((n, path))
+        cuda_groups.setdefault(machine_of(base), []).append((n, path))
     for machine, files in cuda_groups.items():
         files.sort()
         per_run = [load_cuda(path) for _, path in files]
         cuda = {b: statistics.median(c[b] for c in per_run if b in c) for b in per_run[0]}
         for r in runs:
-            if r.name.rsplit("-", 1)[0] == machine and "NVIDIA" in r.context["platform"]:
+            if machine_of(r.name) == machine and "NVIDIA" in r.context["platform"]:
                 r.cuda = cuda
                 if len(per_run) > 1:
                     if len(per_run) != r.whole_runs:

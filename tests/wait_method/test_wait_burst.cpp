@@ -98,15 +98,13 @@ TEST_CASE("A burst of load while the host's wait is measured does not make the d
     return;
   }
 
-  // The same measurement with a burst at its start, until three of them
-  // polled. One that chose blocking is forgiven, once: this machine's own
-  // load can make polling slower in every block of a measurement, bursts
-  // aside (the 2-vCPU CI machine, about one measurement in fifty). Where
-  // the burst decides, every attempt chooses blocking and the second one
+  // The same measurement with a burst at its start, until three attempts
+  // where the burst took effect (it slowed at least a block's worth of
+  // polled probes, 10 status queries; a slow machine polls less often)
+  // polled; eight attempts at most. One attempt that chose blocking is
+  // forgiven: this machine's own load can make polling slower in every
+  // block, bursts aside (here about one measurement in a hundred). A second
   // fails the test.
-  // An attempt whose burst slowed fewer than a block's worth of probes (a
-  // slow machine polls less often) shows nothing and is not counted; eight
-  // attempts at most.
   int polled = 0, blocked = 0;
   for (int attempt = 1; polled < 3 && attempt <= 8; ++attempt) {
     slowed = 0;
@@ -114,9 +112,6 @@ TEST_CASE("A burst of load while the host's wait is measured does not make the d
     const detail::WaitMethod busy = detail::measure_wait(env.context, env.device);
     armed = false;
     INFO("attempt " << attempt << ": " << busy.reason << "; " << slowed.load() << " status queries slowed");
-    // The burst took effect: it slowed the status queries of at least a
-    // block's worth of polled probes, enough to make polling measure slower
-    // than blocking while it lasted.
     REQUIRE(busy.measured);
     if (slowed.load() < 10) {
       WARN("attempt " << attempt << ": the burst slowed only " << slowed.load() << " status queries; not counted");
