@@ -11,10 +11,17 @@
 // own: this executable defines clGetEventInfo and clEnqueueNDRangeKernel
 // itself (ELF interposition: the calls the headers compile into it land
 // here) and passes them on to the loader's. Armed, the first kernel starts
-// a burst of kBurst; during it every status query takes kSlowQuery longer,
-// as a polling thread does when it shares its core with other work, while
-// clWaitForEvents and the blocking map are left alone. Polling then looks
-// slower than blocking for as long as the burst lasts.
+// a burst of kBurst; during it every status query returns kSlowQuery after
+// it read the status, as a polling thread does when it shares its core with
+// other work, while clWaitForEvents and the blocking map are left alone.
+// Polling then looks slower than blocking for as long as the burst lasts.
+// The burst outlasts what one block of 25 rounds took (the measurement that
+// once decided on a spell of load), warm-up included, on the 2-vCPU CI
+// machine, and covers at most four of the five blocks separated by their
+// gaps even where rounds are short (the H200): so a one-block measurement
+// is decided by it, and the five-block one is not (tests/mutants:
+// wait_one_block is killed in 60 of 60 runs with 20 ms; with 8 ms, and the
+// delay taken before the status was read, it survived 2 of 20).
 
 #include <clzero/clzero.hpp>
 
@@ -31,7 +38,7 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kBurst = std::chrono::milliseconds(8);
+constexpr auto kBurst = std::chrono::milliseconds(20);
 constexpr auto kSlowQuery = std::chrono::microseconds(60);
 
 std::atomic<bool> armed{false};
@@ -64,13 +71,20 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info nam
                                                size_t* size_ret) {
   using Fn = cl_int(CL_API_CALL*)(cl_event, cl_event_info, size_t, void*, size_t*);
   static const Fn real = next_definition<Fn>("clGetEventInfo");
+  const cl_int rc = real(event, name, size, value, size_ret);
+  // The status is read first and returned late: a polling thread that loses
+  // its core after a look learns of the completion only when it gets the
+  // core back. (Spinning before the look instead hid the delay behind the
+  // probe kernel's own run time: the look then found the kernel complete,
+  // and polling measured barely slower, so that a one-block measurement
+  // chose blocking in only 18 of 20 runs.)
   if (name == CL_EVENT_COMMAND_EXECUTION_STATUS && now_ns() < burst_end_ns.load()) {
     const auto until = Clock::now() + kSlowQuery;
     while (Clock::now() < until) {
     }
     ++slowed;
   }
-  return real(event, name, size, value, size_ret);
+  return rc;
 }
 
 }  // extern "C"
