@@ -97,6 +97,22 @@ def main(argv):
             failures.append(f"expect_killed.cmake, {case}: status {result.returncode}, {result.stderr.strip()!r}")
         else:
             print(f"expect_killed.cmake: {case}: {'passes' if passes else 'fails'}, as it should")
+    # The same with a hazard report as the judge: the "program" writes it.
+    reports = {
+        "a report with no hazard": ("echo hazards: 0 > $CLZERO_HAZARD_REPORT", False),
+        "no report": ("exit 0", False),
+        "a report with hazards, the program passing": ("echo hazards: 3 > $CLZERO_HAZARD_REPORT", True),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for case, (script, passes) in reports.items():
+            result = subprocess.run([cmake, "-DRUNNER=/bin/sh", "-DPROGRAM=-c", f"-DARG={script}",
+                                     "-DKILLED=hazards: [1-9]", "-DHAZARD_LAYER=none",
+                                     f"-DHAZARD_REPORT={tmp}/report.txt", "-P", str(runner)],
+                                    capture_output=True, text=True)
+            if (result.returncode == 0) != passes:
+                failures.append(f"expect_killed.cmake, {case}: status {result.returncode}, {result.stderr.strip()!r}")
+            else:
+                print(f"expect_killed.cmake: {case}: {'passes' if passes else 'fails'}, as it should")
     for failure in failures:
         print("FAILED:", failure)
     return 1 if failures else 0
