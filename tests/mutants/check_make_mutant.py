@@ -79,36 +79,25 @@ def main(argv):
             else:
                 print(f"applies to the headers: {mutant.name}")
     # expect_killed.cmake, with shell one-liners standing for the mutant's
-    # test (no semicolons: the runner passes ARG on as one argument).
-    cmake = argv[2]
-    runner = HERE / "expect_killed.cmake"
-    verdicts = {
-        "a test that passed": ("echo CHECK named && exit 0", False),
-        "a test that failed elsewhere": ("echo CHECK other && exit 1", False),
-        "a test ended by a signal": ("echo CHECK named && kill -9 $$", False),
-        "a test that said it did not run": ("echo not run here && exit 1", True),
-        "a test that failed at the check": ("echo CHECK named && exit 1", True),
-    }
-    for case, (script, passes) in verdicts.items():
-        result = subprocess.run([cmake, "-DRUNNER=/bin/sh", "-DPROGRAM=-c", f"-DARG={script}",
-                                 "-DKILLED=CHECK named", "-DSKIP=not run here", "-P", str(runner)],
-                                capture_output=True, text=True)
-        if (result.returncode == 0) != passes:
-            failures.append(f"expect_killed.cmake, {case}: status {result.returncode}, {result.stderr.strip()!r}")
-        else:
-            print(f"expect_killed.cmake: {case}: {'passes' if passes else 'fails'}, as it should")
-    # The same with a hazard report as the judge: the "program" writes it.
-    reports = {
-        "a report with no hazard": ("echo hazards: 0 > $CLZERO_HAZARD_REPORT", False),
-        "no report": ("exit 0", False),
-        "a report with hazards, the program passing": ("echo hazards: 3 > $CLZERO_HAZARD_REPORT", True),
-    }
+    # test (no semicolons: the runner passes ARG on as one argument); then
+    # with a hazard report as the judge, which the one-liner writes.
     with tempfile.TemporaryDirectory() as tmp:
-        for case, (script, passes) in reports.items():
-            result = subprocess.run([cmake, "-DRUNNER=/bin/sh", "-DPROGRAM=-c", f"-DARG={script}",
-                                     "-DKILLED=hazards: [1-9]", "-DHAZARD_LAYER=none",
-                                     f"-DHAZARD_REPORT={tmp}/report.txt", "-P", str(runner)],
-                                    capture_output=True, text=True)
+        report = ["-DHAZARD_LAYER=none", f"-DHAZARD_REPORT={tmp}/report.txt"]
+        cases = [
+            ("a test that passed", "echo CHECK named && exit 0", [], False),
+            ("a test that failed elsewhere", "echo CHECK other && exit 1", [], False),
+            ("a test ended by a signal", "echo CHECK named && kill -9 $$", [], False),
+            ("a test that said it did not run", "echo not run here && exit 1", [], True),
+            ("a test that failed at the check", "echo CHECK named && exit 1", [], True),
+            ("a report with no hazard", "echo hazards: 0 > $CLZERO_HAZARD_REPORT", report, False),
+            ("no report", "exit 0", report, False),
+            ("a report with hazards, the program passing", "echo hazards: 3 > $CLZERO_HAZARD_REPORT", report, True),
+        ]
+        for case, script, extra, passes in cases:
+            killed = "hazards: [1-9]" if extra else "CHECK named"
+            result = subprocess.run([argv[2], "-DRUNNER=/bin/sh", "-DPROGRAM=-c", f"-DARG={script}",
+                                     f"-DKILLED={killed}", "-DSKIP=not run here", *extra,
+                                     "-P", str(HERE / "expect_killed.cmake")], capture_output=True, text=True)
             if (result.returncode == 0) != passes:
                 failures.append(f"expect_killed.cmake, {case}: status {result.returncode}, {result.stderr.strip()!r}")
             else:
