@@ -16,7 +16,7 @@ import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 TOOL = HERE / "make_mutant.py"
-HEADER = "int a = 1;\nint b = 2;\nint b = 2;\n"
+HEADER = "int a = 1;\nint b = 2;\nint b = 2;\nif (x) foo();\n"
 
 REFUSED = {
     "text absent": "file: include/clzero/x.hpp\n<<<<\nint c = 3;\n====\nint c = 4;\n>>>>\n",
@@ -29,6 +29,13 @@ REFUSED = {
     "missing file": "file: include/clzero/y.hpp\n<<<<\nint a = 1;\n====\nint a = 0;\n>>>>\n",
     "stray line": "file: include/clzero/x.hpp\nint a = 1;\n",
     "empty find": "file: include/clzero/x.hpp\n<<<<\n====\nint a = 0;\n>>>>\n",
+    "an edit undone by the next": "file: include/clzero/x.hpp\n<<<<\nint a = 1;\n====\nint a = 0;\n>>>>\n"
+                                  "<<<<\nint a = 0;\n====\nint a = 1;\n>>>>\n",
+    "one header named two ways": "file: include/clzero/x.hpp\n<<<<\nint a = 1;\n====\nint a = 0;\n>>>>\n"
+                                 "file: include/clzero/./x.hpp\n<<<<\nint a = 1;\n====\nint a = 2;\n>>>>\n",
+    "a path leaving include/": "file: include/../x.hpp\n<<<<\nint a = 1;\n====\nint a = 0;\n>>>>\n",
+    "whitespace only": "file: include/clzero/x.hpp\n<<<<\nint a = 1;\n====\nint a =  1; \n>>>>\n",
+    "not whole lines": "file: include/clzero/x.hpp\n<<<<\nfoo();\n====\nbar();\n>>>>\n",
 }
 GOOD = "# a good one\nfile: include/clzero/x.hpp\n<<<<\nint a = 1;\n====\nint a = 0;\n>>>>\n"
 

@@ -10,7 +10,10 @@
 #   RUNNER   a program that runs PROGRAM (optional: Oclgrind)
 #   KILLED   regex of the failing check       SKIP regex of the test's own
 #            "not run" (optional): then the mutant is not judged either
+#   JUDGED_ON  regex of the platforms (CLZERO_TEST_PLATFORM) where a SKIP
+#            is a failure: there the mutant must be judged (optional)
 #   HAZARD_LAYER, HAZARD_REPORT  the layer and the report file (optional)
+cmake_minimum_required(VERSION 3.16)
 foreach(var PROGRAM KILLED)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "expect_killed.cmake: ${var} is not set")
@@ -31,6 +34,9 @@ string(REPLACE "^" ";" args "${ARG}")
 execute_process(COMMAND ${RUNNER} ${PROGRAM} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 message("${out}")
 if(DEFINED SKIP AND NOT SKIP STREQUAL "" AND "${out}" MATCHES "${SKIP}")
+  if(DEFINED JUDGED_ON AND NOT JUDGED_ON STREQUAL "" AND "$ENV{CLZERO_TEST_PLATFORM}" MATCHES "${JUDGED_ON}")
+    message(FATAL_ERROR "the mutant's test did not run on platform '$ENV{CLZERO_TEST_PLATFORM}', where it must")
+  endif()
   message("mutant not judged: its test did not run here")
   return()
 endif()

@@ -6,11 +6,13 @@
 
 MUTANT is a .mutant file (format below). SOURCE_ROOT is the repository
 (its include/ is copied); OUT_DIR receives include/, the mutated copy, and
-the copy is made afresh each time. Every edit must find its text exactly
-once in the file it names, and must change it: a mutant whose text moved
-or vanished would otherwise build the unchanged headers, and the test meant
-to kill it would pass for the wrong reason. Any such mismatch, and any
-malformed file, ends the tool with status 1 and a sentence saying which.
+the copy is made afresh each time. Every edit must find its lines exactly
+once, as whole lines, in the original of the header it names (under
+include/), must not overlap another edit, and the edits must change more
+than whitespace: otherwise a mutant whose text moved or vanished would
+build the unchanged headers, or something other than the defect it stands
+for, and its verdict would be about that instead. Any such mismatch, and any malformed file, ends the tool
+with status 1 and a sentence saying which.
 
 The format: lines before the first edit and between edits are comments
 (start with #) or blank. An edit is
@@ -76,33 +78,68 @@ def parse(text, name):
     return edits
 
 
+def overlapping_count(text, part):
+    """How many times `part` occurs in `text`, overlaps included (str.count
+    skips a match that begins inside the last one: two equal lines in a row
+    share the newline between them)."""
+    count, at = 0, text.find(part)
+    while at != -1:
+        count += 1
+        at = text.find(part, at + 1)
+    return count
+
+
 def make(mutant_path, source_root, out_dir):
     mutant_path = pathlib.Path(mutant_path)
     source_root = pathlib.Path(source_root)
     out_dir = pathlib.Path(out_dir)
     name = mutant_path.name
     edits = parse(mutant_path.read_text(encoding="utf-8"), name)
-    # Check every edit against the original headers before anything is written.
-    changed = {}
+    include_root = (source_root / "include").resolve()
+    # Every edit is checked against the original header, whole lines only,
+    # before anything is written: one edit cannot find the text another one
+    # wrote (and so undo it), nor two edits overlap.
+    originals = {}  # header (relative to include/) -> its text
+    spans = {}      # header -> [(start, end, new text, line of the edit)]
     for rel, find, replace, line in edits:
-        original = source_root / rel
-        if not original.is_file():
+        path = (source_root / rel).resolve()
+        try:
+            key = path.relative_to(include_root)
+        except ValueError:
+            raise MutantError(f"{name}:{line}: {rel} is not a header under include/") from None
+        if not path.is_file():
             raise MutantError(f"{name}:{line}: {rel} does not exist")
-        text = changed.get(rel)
-        if text is None:
-            text = original.read_text(encoding="utf-8")
-        count = text.count(find)
+        text = originals.setdefault(key, path.read_text(encoding="utf-8"))
+        anchored = "\n" + text
+        count = overlapping_count(anchored, "\n" + find)
         if count != 1:
             raise MutantError(
-                f"{name}:{line}: the text to change occurs {count} times in {rel} (it must occur once): the code "
-                "it undoes has changed, so the mutant no longer stands for its defect; update the mutant")
-        changed[rel] = text.replace(find, replace, 1)
+                f"{name}:{line}: the lines to change occur {count} times in include/{key} (they must occur once, as "
+                "whole lines): the code they undo has changed, so the mutant no longer stands for its defect; update "
+                "the mutant")
+        start = anchored.index("\n" + find)  # where `find` starts in `text`
+        end = start + len(find)
+        for other_start, other_end, _, other_line in spans.get(key, []):
+            if start < other_end and other_start < end:
+                raise MutantError(f"{name}:{line}: the edit overlaps the one at line {other_line} in include/{key}")
+        spans.setdefault(key, []).append((start, end, replace, line))
+    mutated = {}
+    for key, text in originals.items():
+        new = text
+        for start, end, replace, _ in sorted(spans[key], key=lambda span: span[0], reverse=True):
+            new = new[:start] + replace + new[end:]
+        if new.split() == text.split():
+            raise MutantError(f"{name}: the edits change only the whitespace of include/{key}: the mutant would "
+                              "compile to the headers themselves")
+        mutated[key] = new
     target = out_dir / "include"
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(source_root / "include", target)
-    for rel, text in changed.items():
-        (out_dir / rel).write_text(text, encoding="utf-8")
+    # Plain copies, so that every file is newer than what was built from an
+    # earlier copy and the build recompiles against this one.
+    shutil.copytree(source_root / "include", target, copy_function=shutil.copy)
+    for key, text in mutated.items():
+        (target / key).write_text(text, encoding="utf-8")
     return len(edits)
 
 
