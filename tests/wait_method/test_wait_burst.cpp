@@ -8,20 +8,23 @@
 // sequence at 4 B to 256 KiB, docs/logs/ci/19-sequences-pocl31/).
 //
 // The load is simulated, so that the test does not depend on this machine's
-// own: this executable defines clGetEventInfo and clEnqueueNDRangeKernel
-// itself (ELF interposition: the calls the headers compile into it land
-// here) and passes them on to the loader's. Armed, the first kernel starts
-// a burst of kBurst; during it every status query returns kSlowQuery after
-// it read the status, as a polling thread does when it shares its core with
-// other work, while clWaitForEvents and the blocking map are left alone.
-// Polling then looks slower than blocking for as long as the burst lasts.
-// The burst outlasts what one block of 25 rounds took (the measurement that
-// once decided on a spell of load), warm-up included, on the 2-vCPU CI
-// machine, and covers at most four of the five blocks separated by their
-// gaps even where rounds are short (the H200): so a one-block measurement
-// is decided by it, and the five-block one is not (tests/mutants:
-// wait_one_block is killed in 60 of 60 runs with 20 ms; with 8 ms, and the
-// delay taken before the status was read, it survived 2 of 20).
+// own: this executable defines clGetEventInfo, clEnqueueNDRangeKernel and
+// nanosleep itself (ELF interposition: the calls the headers and libstdc++
+// compile into it land here) and passes them on. Armed, the first kernel
+// starts a burst; during it every status query returns kSlowQuery after it
+// read the status, as a polling thread does when it loses its core to other
+// work, while clWaitForEvents and the blocking map are left alone. Polling
+// then looks slower than blocking for as long as the burst lasts.
+//
+// The burst ends when the measuring thread first sleeps, which the
+// measurement does between its blocks (std::this_thread::sleep_for, a call
+// of nanosleep): it covers the first of the five blocks, warm-up included,
+// however fast this machine runs them, and the whole of a measurement in one
+// block (tests/mutants: wait_one_block). A burst of a fixed 20 ms did not:
+// with the test and two busy processes on one core, a block took longer
+// than the burst and the one-block mutant survived 6 of 6 runs.
+
+#include <time.h>
 
 #include <clzero/clzero.hpp>
 
@@ -37,16 +40,22 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr auto kBurst = std::chrono::milliseconds(20);
-constexpr auto kSlowQuery = std::chrono::microseconds(60);
+constexpr long kSlowQueryNs = 1000000;  // 1 ms
 
-std::atomic<bool> armed{false};
-std::atomic<long long> burst_end_ns{0};  // steady_clock, 0: no burst
+std::atomic<bool> armed{false};     // the next kernel starts a burst
+std::atomic<bool> bursting{false};  // status queries return late
 std::atomic<int> slowed{0};
+thread_local bool measuring = false;  // this thread runs the measurement
 
-long long now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+// Sleeps with clock_nanosleep, which the nanosleep below does not see.
+void sleep_ns(long ns) {
+  struct timespec t {};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  t.tv_nsec += ns;
+  t.tv_sec += t.tv_nsec / 1000000000L;
+  t.tv_nsec %= 1000000000L;
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr) != 0) {
+  }
 }
 
 using clzero_test::next_definition;
@@ -62,8 +71,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue queue, c
   using Fn = cl_int(CL_API_CALL*)(cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*,
                                   cl_uint, const cl_event*, cl_event*);
   static const Fn real = next_definition<Fn>("clEnqueueNDRangeKernel");
-  if (armed.exchange(false))
-    burst_end_ns.store(now_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(kBurst).count());
+  if (armed.exchange(false)) bursting = true;
   return real(queue, kernel, dims, offset, global, local, waits, wait_list, event);
 }
 
@@ -78,13 +86,18 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info nam
   // probe kernel's own run time: the look then found the kernel complete,
   // and polling measured barely slower, so that a one-block measurement
   // chose blocking in only 18 of 20 runs.)
-  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS && now_ns() < burst_end_ns.load()) {
-    const auto until = Clock::now() + kSlowQuery;
-    while (Clock::now() < until) {
-    }
+  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS && bursting.load()) {
+    sleep_ns(kSlowQueryNs);
     ++slowed;
   }
   return rc;
+}
+
+int nanosleep(const struct timespec* request, struct timespec* remaining) {
+  using Fn = int (*)(const struct timespec*, struct timespec*);
+  static const Fn real = next_definition<Fn>("nanosleep");
+  if (measuring) bursting = false;
+  return real(request, remaining);
 }
 
 }  // extern "C"
@@ -123,8 +136,11 @@ TEST_CASE("A burst of load while the host's wait is measured does not make the d
   for (int attempt = 1; polled < 3 && attempt <= 8; ++attempt) {
     slowed = 0;
     armed = true;
+    measuring = true;
     const detail::WaitMethod busy = detail::measure_wait(env.context, env.device);
+    measuring = false;
     armed = false;
+    bursting = false;
     INFO("attempt " << attempt << ": " << busy.reason << "; " << slowed.load() << " status queries slowed");
     REQUIRE(busy.measured);
     if (slowed.load() < 10) {
