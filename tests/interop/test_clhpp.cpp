@@ -33,13 +33,15 @@ cl_uint mem_refs(const cl::Buffer& b) { return b.getInfo<CL_MEM_REFERENCE_COUNT>
 // has completed may still hold the cl_mem until the runtime frees it, on a
 // thread of its own (PoCL 5 on the H200 did, so a count taken at one moment
 // held one reference more than the same state a moment later). Reads until
-// two reads 2 ms apart agree, for at most 200 ms.
+// 20 reads about 1 ms apart agree, for at most 2 s: two reads agreeing
+// could both precede a release that the runtime's thread makes late under
+// load.
 cl_uint settled_refs(const cl::Buffer& b) {
   cl_uint last = mem_refs(b);
-  for (int i = 0; i < 100; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0, same = 0; i < 2000 && same < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const cl_uint now = mem_refs(b);
-    if (now == last) return now;
+    same = now == last ? same + 1 : 0;
     last = now;
   }
   return last;

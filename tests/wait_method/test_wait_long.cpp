@@ -74,6 +74,21 @@ struct Opened {
   int looks = 0;
 };
 
+/// A thread that completes `user` `gate` after the waiting thread first
+/// looks at an event or calls clWaitForEvents (the counters past `before`),
+/// so that the first look always finds the wait not over, however late this
+/// thread or the waiting one is scheduled. Gives up waiting for a look after
+/// 10 s.
+std::thread open_after_first_look(cl_event user, std::chrono::microseconds gate, int before) {
+  return std::thread([user, gate, before] {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (looks.load() + waits.load() == before && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+    std::this_thread::sleep_for(gate);
+    clSetUserEventStatus(user, CL_COMPLETE);
+  });
+}
+
 /// One inference through `t`: where `gate` is positive, the kernel waits
 /// behind a user event that a thread completes `gate` later; the host opens
 /// a view (counted) and reads every element. Adds the wrong elements to
@@ -90,14 +105,10 @@ Opened inference(Tensor& t, Kernel& fill, std::size_t n, std::uint32_t iter, std
     ok(clEnqueueMarkerWithWaitList(env.queue, 1, &user, nullptr), "clEnqueueMarkerWithWaitList");
   }
   fill_iteration(t, fill, n, iter);
-  std::thread opener;
-  if (user != nullptr)
-    opener = std::thread([user, gate] {
-      std::this_thread::sleep_for(gate);
-      clSetUserEventStatus(user, CL_COMPLETE);
-    });
   Opened o;
   const int waits_before = waits.load(), looks_before = looks.load();
+  std::thread opener;
+  if (user != nullptr) opener = open_after_first_look(user, gate, waits_before + looks_before);
   {
     auto view = t.read_view();
     o.waits = waits.load() - waits_before;
@@ -188,11 +199,8 @@ Opened await_gated(const detail::HostWait& w, std::chrono::microseconds gate) {
   ok(rc, "clCreateUserEvent");
   EventList events;
   events.retain(user);
-  std::thread opener([user, gate] {
-    std::this_thread::sleep_for(gate);
-    clSetUserEventStatus(user, CL_COMPLETE);
-  });
   const int waits_before = waits.load(), looks_before = looks.load();
+  std::thread opener = open_after_first_look(user, gate, waits_before + looks_before);
   const cl_int done = detail::await(events, w);
   Opened o{waits.load() - waits_before, looks.load() - looks_before};
   opener.join();
@@ -207,20 +215,23 @@ TEST_CASE("A wait past the long-wait bound blocks at once next time, and polls a
           "[wait_long_unit]") {
   detail::HostWait w;
   w.poll = true;
-  w.block_after_ns = 20'000'000;  // 20 ms
-  const auto longer = std::chrono::milliseconds(60), shorter = std::chrono::milliseconds(1);
+  // A bound far above the short gate: the gate's thread, woken while this
+  // one polls, may get a core late (with two busy processes on one core,
+  // 20 ms were once not enough).
+  w.block_after_ns = 50'000'000;  // 50 ms
+  const auto longer = std::chrono::milliseconds(150), shorter = std::chrono::milliseconds(1);
 
-  Opened o = await_gated(w, longer);  // nothing learned yet: polls up to 20 ms, then blocks
+  Opened o = await_gated(w, longer);  // nothing learned yet: polls up to 50 ms, then blocks
   CHECK(o.looks > 1);
   CHECK(o.waits == 1);
-  CHECK(w.last_ns >= 50'000'000);
+  CHECK(w.last_ns >= 100'000'000);
   o = await_gated(w, longer);  // the last wait was long: blocks after one look
   CHECK(o.looks == 1);
   CHECK(o.waits == 1);
   o = await_gated(w, shorter);  // still blocks at once, and learns the short wait
   CHECK(o.looks == 1);
   CHECK(o.waits == 1);
-  CHECK(w.last_ns < 20'000'000);
+  CHECK(w.last_ns < 50'000'000);
   o = await_gated(w, shorter);  // polls again
   CHECK(o.looks > 1);
   CHECK(o.waits == 0);

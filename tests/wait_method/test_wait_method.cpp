@@ -143,8 +143,9 @@ TEST_CASE("The poll budget follows the tensor's last wait", "[wait_method]") {
   set_spin_wait(microseconds(100));
 
   // A wait that succeeds is remembered: a kernel held back by a user event
-  // that another thread sets 2 ms later, so the wait outlasts the 100 us
-  // budget, ends in clWaitForEvents and takes at least those 2 ms.
+  // that another thread sets 20 ms after it starts, so the wait outlasts the
+  // 100 us budget, ends in clWaitForEvents and takes at least 2 ms even where
+  // this thread is descheduled for a while before it looks.
   Env& env = Env::get();
   Kernel fill("fill_u32");
   const std::size_t n = 1 << 16;
@@ -162,7 +163,7 @@ TEST_CASE("The poll budget follows the tensor's last wait", "[wait_method]") {
   done.adopt(e);
   ok(clFlush(env.queue), "clFlush");
   std::thread opener([gate] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     clSetUserEventStatus(gate, CL_COMPLETE);
   });
   detail::HostWait learns;
