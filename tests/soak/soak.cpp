@@ -10,6 +10,10 @@
 // element or error. docs/reliability.md has the long runs.
 #include <clzero/clzero.hpp>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -23,6 +27,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -77,12 +82,71 @@ T expected_value(std::uint32_t i, std::uint32_t iter) {
   else return value(i, iter);
 }
 
+// What the process holds, for an allocation the implementation refused:
+// its mappings, resident, locked and pinned memory and the locked-memory
+// limit (Linux; elsewhere nothing).
+std::string process_state() {
+#if defined(__linux__)
+  std::string out;
+  if (std::FILE* f = std::fopen("/proc/self/maps", "r")) {
+    long lines = 0;
+    for (int c; (c = std::fgetc(f)) != EOF;) lines += c == '\n' ? 1 : 0;
+    std::fclose(f);
+    out += std::to_string(lines) + " mappings";
+  }
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      const std::string l = line;
+      const std::size_t colon = l.find(':');
+      if (colon == std::string::npos) continue;
+      const std::string key = l.substr(0, colon);
+      if (key != "VmRSS" && key != "VmLck" && key != "VmPin" && key != "Threads") continue;
+      const std::size_t from = l.find_first_not_of(" \t", colon + 1), to = l.find_last_not_of(" \t\n");
+      if (from != std::string::npos && to >= from) out += ", " + key + " " + l.substr(from, to - from + 1);
+    }
+    std::fclose(f);
+  }
+  struct rlimit lock {};
+  if (getrlimit(RLIMIT_MEMLOCK, &lock) == 0)
+    out += ", RLIMIT_MEMLOCK " + (lock.rlim_cur == RLIM_INFINITY ? std::string("unlimited")
+                                                                 : std::to_string(lock.rlim_cur / 1024) + " kB");
+  return out;
+#else
+  return "no process state on this system";
+#endif
+}
+
+// The tensor of one life. Where the implementation refuses it, the error
+// says what the process held and whether the same tensor could be made
+// once the lane's queue had finished and 10 ms had passed: a refusal that
+// a retry does not meet was transient (the soak still fails on it).
+template <class T, class Policy>
+MappedTensor<T, Policy> make_tensor(Lane& lane, const typename Policy::Options& options, Intent intent,
+                                    std::size_t n) {
+  try {
+    return MappedTensor<T, Policy>(Env::get().context, lane.queue, {n}, intent, options);
+  } catch (const std::exception& e) {
+    const std::string state = process_state();
+    clFinish(lane.queue);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::string retry = "made";
+    try {
+      MappedTensor<T, Policy> again(Env::get().context, lane.queue, {n}, intent, options);
+    } catch (const std::exception& again) {
+      retry = std::string("refused again: ") + again.what();
+    }
+    throw std::runtime_error(std::string(e.what()) + " [process: " + state + "; the same tensor after clFinish and " +
+                             "10 ms: " + retry + "]");
+  }
+}
+
 // One tensor's life: `count` inferences, every element checked.
 template <class T, class Policy>
 void life(Lane& lane, const typename Policy::Options& options, Intent intent, std::size_t n, int count,
           std::uint32_t& iter, Totals& totals, const std::string& subject) {
   constexpr bool bytes = std::is_same<T, std::uint8_t>::value;
-  MappedTensor<T, Policy> t(Env::get().context, lane.queue, {n}, intent, options);
+  MappedTensor<T, Policy> t = make_tensor<T, Policy>(lane, options, intent, n);
   ++totals.tensors;
   std::vector<T> expected(n, T{0});
   std::vector<T> seen(n);
