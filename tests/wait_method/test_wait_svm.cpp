@@ -20,8 +20,6 @@
 // Each way the views are checked by what they do (whether the map is left
 // to the view, and whether the view's SVM map blocks) and by what they read:
 // every element of every inference, with values that change each time.
-#include <time.h>
-
 #include <clzero/clzero.hpp>
 
 #include <atomic>
@@ -68,18 +66,8 @@ std::atomic<int> sleeps_seen{0};
 // The cost is slept, not spun: a spinning host thread takes a core from the
 // device's own threads on a CPU device. Spun, under load (two busy processes
 // on 2 vCPUs), the blocking map's median over all rounds came out slowed too
-// in 2 of 40 runs. clock_nanosleep, which the sleeps between blocks
-// (nanosleep, below) do not count.
-void pay_cost() {
-  const long ns = std::chrono::duration_cast<std::chrono::nanoseconds>(kCost).count();
-  struct timespec t {};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  t.tv_nsec += ns;
-  t.tv_sec += t.tv_nsec / 1000000000L;
-  t.tv_nsec %= 1000000000L;
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr) != 0) {
-  }
-}
+// in 2 of 40 runs. Slept unseen by the nanosleep below, which counts blocks.
+void pay_cost() { clzero_test::sleep_unseen(kCost); }
 
 using clzero_test::next_definition;
 
