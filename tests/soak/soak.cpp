@@ -5,6 +5,7 @@
 // random number of inferences, so construction and release are soaked too.
 //
 //   clzero_soak [--inferences N] [--threads T] [--seed S] [--max-elements M]
+//               [--subject NAME]   (only the subjects whose name starts so)
 //
 // Prints one summary line per thread and a total; exits 1 on any wrong
 // element or error. docs/reliability.md has the long runs.
@@ -45,6 +46,7 @@ struct Options {
   int threads = 2;
   std::uint64_t seed = 1;
   std::size_t max_elements = std::size_t{1} << 18;
+  std::string subject;  // empty: every subject
 };
 
 struct Totals {
@@ -234,7 +236,11 @@ std::vector<std::pair<std::string, Life>> subjects() {
 void soak(const Options& o, int thread, long inferences, Totals& totals) {
   try {
     Lane lane(o.max_elements);
-    const auto all = subjects();
+    auto all = subjects();
+    all.erase(std::remove_if(all.begin(), all.end(),
+                             [&o](const auto& s) { return s.first.compare(0, o.subject.size(), o.subject) != 0; }),
+              all.end());
+    if (all.empty()) throw std::runtime_error("no subject's name starts with '" + o.subject + "' on this device");
     std::mt19937_64 rng(o.seed * 1000003u + static_cast<std::uint64_t>(thread));
     std::uniform_int_distribution<std::size_t> pick(0, all.size() - 1);
     std::uniform_int_distribution<int> intent_pick(0, 2), life_length(1, 64);
@@ -261,6 +267,7 @@ Options parse(int argc, char** argv) {
     if (key == "--inferences") o.inferences = std::atol(v);
     else if (key == "--threads") o.threads = std::max(1, std::atoi(v));
     else if (key == "--seed") o.seed = std::strtoull(v, nullptr, 10);
+    else if (key == "--subject") o.subject = v;
     else if (key == "--max-elements") o.max_elements = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
