@@ -28,26 +28,29 @@ case $load in none | pinned | compile) ;; *)
   exit 2
   ;;
 esac
-case $rounds in '' | *[!0-9]*) echo "timing_stress: ROUNDS must be a number, not '$rounds'" >&2; exit 2 ;; esac
+case $rounds in '' | *[!0-9]* | 0) echo "timing_stress: ROUNDS must be a number above 0, not '$rounds'" >&2; exit 2 ;; esac
 [ -f "$build/CTestTestfile.cmake" ] || { echo "timing_stress: $build is no CTest build folder" >&2; exit 2; }
 mkdir -p "$logs"
 rm -f "$logs"/round-*.log "$logs/summary.txt"  # an earlier run's rounds would be counted too
 
 helpers=()
-stop_helpers() { [ ${#helpers[@]} -eq 0 ] || kill "${helpers[@]}" 2>/dev/null || true; }
+# Each helper leads a process group of its own (setsid), so that stopping it
+# stops the compiler it is running too.
+stop_helpers() {
+  local p
+  for p in "${helpers[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+}
 trap stop_helpers EXIT
 prefix=()
 case $load in
   pinned)
-    for _ in 1 2; do taskset -c 0 sh -c 'while :; do :; done' & helpers+=($!); done
+    for _ in 1 2; do setsid taskset -c 0 sh -c 'while :; do :; done' & helpers+=($!); done
     prefix=(taskset -c 0)
     ;;
   compile)
     for _ in 1 2; do
-      (while :; do
-        c++ -std=c++17 -O2 -I"$root/include" -I"$root/tests" -DCL_TARGET_OPENCL_VERSION=300 \
-          -c "$root/tests/soak/soak.cpp" -o /dev/null
-      done) & helpers+=($!)
+      setsid bash -c 'while :; do c++ -std=c++17 -O2 -I"$1/include" -I"$1/tests" -DCL_TARGET_OPENCL_VERSION=300 \
+        -c "$1/tests/soak/soak.cpp" -o /dev/null; done' compile_load "$root" & helpers+=($!)
     done
     ;;
 esac

@@ -43,9 +43,11 @@ bash "$tool" "$work/build" busy 1 'always' >/dev/null 2>&1
 expect "exit code for an unknown load" $? 2
 bash "$tool" "$work/build" none two 'always' >/dev/null 2>&1
 expect "exit code for rounds that are no number" $? 2
+bash "$tool" "$work/build" none 0 'always' >/dev/null 2>&1
+expect "exit code for no rounds" $? 2
 bash "$tool" "$work" none 1 'always' >/dev/null 2>&1
 expect "exit code for a folder without CTest" $? 2
-if pgrep -f "while :; do :; done" >/dev/null 2>&1 && [ -z "$(pgrep -f "timing_stress.sh" | grep -v $$)" ]; then
+if pgrep -fx "sh -c while :; do :; done" >/dev/null 2>&1; then
   echo "timing_stress check failed: a busy process of the pinned load was left running"
   bad=1
 fi

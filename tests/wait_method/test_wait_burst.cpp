@@ -116,12 +116,16 @@ TEST_CASE("A burst of load while the host's wait is measured does not make the d
   // where the burst took effect (it slowed at least a block's worth of
   // polled probes, 10 status queries; a slow machine polls less often)
   // polled; eight attempts at most. An attempt that chose blocking is
-  // judged by a measurement without the burst right after it: where that
-  // chose blocking too, this machine's own load made polling slower in
-  // every block, and the attempt is not counted (with compilers on both
-  // vCPUs that happened in 2 to 3 of 15 runs, with a burst of 60 us or of
-  // 1 ms per query alike). One counted attempt that chose blocking is
-  // forgiven; a second fails the test.
+  // judged by a measurement without the burst right after it: where
+  // blocking won there in all blocks but one or more, this machine's own
+  // load, not the burst's one block, decided, and the attempt is not
+  // counted (with compilers on both vCPUs, attempts that chose blocking
+  // failed the test in 2 to 3 of 15 runs, with a burst of 60 us or of 1 ms
+  // per query alike, and in 1 of 4 where only a measurement that chose
+  // blocking excused them). A measurement in one block is what the
+  // wait_one_block mutant puts back: its own verdict must not excuse it.
+  // One counted attempt that chose blocking is forgiven; a second fails
+  // the test.
   int polled = 0, blocked = 0, loaded = 0;
   for (int attempt = 1; polled < 3 && attempt <= 8; ++attempt) {
     slowed = 0;
@@ -137,10 +141,11 @@ TEST_CASE("A burst of load while the host's wait is measured does not make the d
       WARN("attempt " << attempt << ": the burst slowed only " << slowed.load() << " status queries; not counted");
     } else if (busy.poll) {
       ++polled;
-    } else if (const detail::WaitMethod after = detail::measure_wait(env.context, env.device); !after.poll) {
+    } else if (const detail::WaitMethod after = detail::measure_wait(env.context, env.device);
+               after.blocks > 1 && after.block_wins >= after.blocks - 1) {
       ++loaded;
-      WARN("attempt " << attempt << " chose blocking, and so did a measurement without the burst right after it ("
-                      << after.reason << "); not counted");
+      WARN("attempt " << attempt << " chose blocking, and without the burst right after it blocking won all blocks "
+                      << "but one or more (" << after.reason << "); not counted");
     } else {
       ++blocked;
       WARN("attempt " << attempt << " chose blocking: " << busy.reason << "; without the burst right after it: "
