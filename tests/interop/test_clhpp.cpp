@@ -29,22 +29,26 @@ struct Clhpp {
 };
 
 cl_uint mem_refs(const cl::Buffer& b) { return b.getInfo<CL_MEM_REFERENCE_COUNT>(); }
-// The count once the runtime's own references have settled: a command that
-// has completed may still hold the cl_mem until the runtime frees it, on a
-// thread of its own (PoCL 5 on the H200 did, so a count taken at one moment
-// held one reference more than the same state a moment later). Reads until
-// 20 reads about 1 ms apart agree, for at most 2 s: two reads agreeing
-// could both precede a release that the runtime's thread makes late under
-// load.
-cl_uint settled_refs(const cl::Buffer& b) {
-  cl_uint last = mem_refs(b);
+// A count once the runtime's own references have settled: a command that
+// has completed may still hold the cl_mem or cl_event until the runtime
+// frees it, on a thread of its own (PoCL 5 on the H200 did, so a count taken
+// at one moment held one reference more than the same state a moment
+// later). Reads until 20 reads about 1 ms apart agree, for at most 2 s: two
+// reads agreeing could both precede a release that the runtime's thread
+// makes late under load.
+template <class Read>
+cl_uint settled_count(Read read) {
+  cl_uint last = read();
   for (int i = 0, same = 0; i < 2000 && same < 20; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    const cl_uint now = mem_refs(b);
+    const cl_uint now = read();
     same = now == last ? same + 1 : 0;
     last = now;
   }
   return last;
+}
+cl_uint settled_refs(const cl::Buffer& b) {
+  return settled_count([&b] { return mem_refs(b); });
 }
 cl_uint event_refs(cl_event e) { return cl::Event(e, true).getInfo<CL_EVENT_REFERENCE_COUNT>() - 1; }
 
@@ -157,13 +161,7 @@ TEST_CASE("wait_events hands out retained CLHPP events of the access's own waits
   // (PoCL 5 drops one a moment after; H200 machine, 2026-12-01: 3 == 4):
   // count once the unmap is over and the count has settled.
   REQUIRE(clWaitForEvents(1, &unmap) == CL_SUCCESS);
-  cl_uint before = event_refs(unmap);
-  for (int settled = 0; settled < 20;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    const cl_uint now = event_refs(unmap);
-    settled = now == before ? settled + 1 : 0;
-    before = now;
-  }
+  const cl_uint before = settled_count([unmap] { return event_refs(unmap); });
   {
     std::vector<cl::Event> waits = interop::wait_events(dev);
     REQUIRE(waits.size() == dev.wait_count());
