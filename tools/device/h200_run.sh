@@ -37,6 +37,8 @@
 #              producer on another queue; a map after a failed user event;
 #              maps for writing and reading under load)
 #   stress     tests/from_docs/usage.cpp, six processes at once on NVIDIA
+#   soak       the soak alone, repeated, with and without the fault layer on
+#              NVIDIA (SOAK_REPEATS), counting allocation refusals
 #   mnn        examples/engines/mnn/h200_run.sh: MNN's readback, as it is and
 #              with clzero's patch (needs .mnn/dist, built by
 #              examples/engines/mnn/build.sh and carried: MNN's source is
@@ -226,6 +228,48 @@ stage_tests() {
   done
 }
 
+# soak.shadow_maps' command alone, SOAK_REPEATS times (default 20) in each of
+# four set-ups on NVIDIA, ocl-icd preloaded as in the tests stage: under the
+# fault layer with shadow maps (the CTest entry), under the layer without
+# them, without the layer, and the first with one thread. Where an
+# implementation refuses an allocation the soak says what the process held
+# and whether the same tensor was made after clFinish and 10 ms; the failed
+# runs' output is kept (soak/), and the summary counts the refusals of each
+# set-up and how many a retry met.
+stage_soak() {
+  exe tests/soak/clzero_soak || { note "soak: not built"; return 0; }
+  mkdir -p "$out/soak"
+  local layer=$build/tests/fault_injection/libclzero_fault_layer.so
+  local setup i log rc failed made
+  for setup in shadow layer none shadow-1thread; do
+    local envs=(LD_PRELOAD="$ocl_icd" CLZERO_TEST_PLATFORM="NVIDIA CUDA")
+    local threads=2
+    case $setup in
+      shadow) envs+=(OPENCL_LAYERS="$layer" CLZERO_FAULT_SHADOW_MAPS=1 CLZERO_FAULT_STRICT=1 CLZERO_FAULT_REPORT=1) ;;
+      layer) envs+=(OPENCL_LAYERS="$layer" CLZERO_FAULT_STRICT=1 CLZERO_FAULT_REPORT=1) ;;
+      shadow-1thread)
+        envs+=(OPENCL_LAYERS="$layer" CLZERO_FAULT_SHADOW_MAPS=1 CLZERO_FAULT_STRICT=1 CLZERO_FAULT_REPORT=1)
+        threads=1
+        ;;
+    esac
+    failed=0 made=0
+    for i in $(seq 1 "${SOAK_REPEATS:-20}"); do
+      log=$out/soak/$setup-$i.log
+      run_for 60 "$log" env "${envs[@]}" "$build/tests/soak/clzero_soak" --inferences 1500 --threads "$threads" --seed 2
+      rc=$?
+      if [ $rc -eq 0 ] && grep -q '^PASS' "$log"; then
+        rm -f "$log"
+      else
+        failed=$((failed + 1))
+        grep -q 'after clFinish and 10 ms: made' "$log" && made=$((made + 1))
+      fi
+    done
+    note "soak ($setup, $threads thread(s)) alone: $failed of ${SOAK_REPEATS:-20} failed; the same tensor made on retry in $made"
+  done
+  grep -ho 'error: .*' "$out"/soak/*.log 2> /dev/null | sed 's/\[process:.*//' | sort | uniq -c | sort -rn | head -8 |
+    while read -r line; do note "  ${line:0:200}"; done
+}
+
 stage_examples() {
   for platform in "${platforms[@]}"; do
     tag=$(tag_of "$platform")
@@ -326,7 +370,7 @@ for stage in $stages; do
   if declare -F "stage_$stage" > /dev/null; then
     "stage_$stage"
   else
-    note "unknown stage '$stage' (known: build quirks stress tests examples info sequences host cuda mnn bench)"
+    note "unknown stage '$stage' (known: build quirks stress soak tests examples info sequences host cuda mnn bench)"
   fi
 done
 
