@@ -37,6 +37,8 @@
 #              producer on another queue; a map after a failed user event;
 #              maps for writing and reading under load)
 #   stress     tests/from_docs/usage.cpp, six processes at once on NVIDIA
+#   churn      tools/device/alloc_churn.cpp: allocation refusals of the raw
+#              driver under threads, with and without the fault layer
 #   soak       the soak alone, repeated, with and without the fault layer on
 #              NVIDIA (SOAK_REPEATS), counting allocation refusals
 #   mnn        examples/engines/mnn/h200_run.sh: MNN's readback, as it is and
@@ -270,6 +272,27 @@ stage_soak() {
     while read -r line; do note "  ${line:0:200}"; done
 }
 
+# tools/device/alloc_churn.cpp on NVIDIA, raw OpenCL without clzero: threads
+# with a queue each make, use and free memory of the soak's kinds and sizes,
+# counting the allocations the driver refuses and whether a retry met them;
+# with 2 and 4 threads, then with 2 under the fault layer without and with
+# shadow maps (ocl-icd preloaded in every run, as in the tests stage).
+stage_churn() {
+  mkdir -p "$build"
+  g++ -std=c++17 -O2 tools/device/alloc_churn.cpp -o "$build/alloc_churn" -lOpenCL -pthread > "$out/alloc_churn-build.log" 2>&1 ||
+    { note "alloc_churn: not built"; return 0; }
+  local layer=$build/tests/fault_injection/libclzero_fault_layer.so setup
+  for setup in raw-2 raw-4 layer-2 shadow-2; do
+    local envs=(LD_PRELOAD="$ocl_icd")
+    case $setup in
+      layer-*) envs+=(OPENCL_LAYERS="$layer" CLZERO_FAULT_REPORT=1) ;;
+      shadow-*) envs+=(OPENCL_LAYERS="$layer" CLZERO_FAULT_SHADOW_MAPS=1 CLZERO_FAULT_REPORT=1) ;;
+    esac
+    run_for 40 "$out/alloc_churn-$setup.log" env "${envs[@]}" "$build/alloc_churn" NVIDIA "${setup##*-}" "${CHURN_SECONDS:-10}" 2
+    note "alloc_churn ($setup): $(status $?) $(grep -h '^total' "$out/alloc_churn-$setup.log" | cut -c1-150)"
+  done
+}
+
 stage_examples() {
   for platform in "${platforms[@]}"; do
     tag=$(tag_of "$platform")
@@ -370,7 +393,7 @@ for stage in $stages; do
   if declare -F "stage_$stage" > /dev/null; then
     "stage_$stage"
   else
-    note "unknown stage '$stage' (known: build quirks stress soak tests examples info sequences host cuda mnn bench)"
+    note "unknown stage '$stage' (known: build quirks stress churn soak tests examples info sequences host cuda mnn bench)"
   fi
 done
 
