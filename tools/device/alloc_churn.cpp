@@ -10,7 +10,9 @@
 // every element on the host, and free it. Kinds: a host-located pinned
 // buffer (cl_nv_create_buffer, where the platform has it), coarse-grained
 // SVM, an ALLOC_HOST_PTR buffer, and a device buffer with a host-located
-// pinned staging buffer mapped for its whole life (CopyToPinned's pair).
+// pinned staging buffer mapped for its whole life (CopyToPinned's pair);
+// each allocation's life has a kernel object of its own, as the soak's
+// tensors do.
 // Where an allocation is refused it is tried again at once and, if that
 // fails too, after 10 ms; the counts say which met it.
 //
@@ -110,8 +112,7 @@ void release(cl_command_queue q, Memory& m) {
 void lane(unsigned seed, std::chrono::steady_clock::time_point end, Counts& c) {
   cl_int rc = CL_SUCCESS;
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
-  cl_kernel fill = clCreateKernel(prog, "fill", &rc);
-  if (q == nullptr || fill == nullptr) {
+  if (q == nullptr) {
     ++c.errors;
     return;
   }
@@ -119,7 +120,6 @@ void lane(unsigned seed, std::chrono::steady_clock::time_point end, Counts& c) {
   std::uniform_real_distribution<double> log_size(0.0, 18.0);
   std::uniform_int_distribution<int> life_length(1, 64), pick(0, kKinds - 1);
   cl_uint iter = seed * 1000003u;
-  std::vector<cl_uint> seen;
   while (std::chrono::steady_clock::now() < end) {
     Kind kind = static_cast<Kind>(pick(rng));
     if (create_nv == nullptr && (kind == kNvPinned || kind == kDeviceStaging)) kind = kAllocHostPtr;
@@ -145,7 +145,14 @@ void lane(unsigned seed, std::chrono::steady_clock::time_point end, Counts& c) {
       }
     }
     ++c.lives;
-    seen.resize(n);
+    // A kernel object for each allocation's life, as the soak makes one for
+    // each tensor.
+    cl_kernel fill = clCreateKernel(prog, "fill", &rc);
+    if (fill == nullptr) {
+      ++c.errors;
+      release(q, m);
+      break;
+    }
     for (int k = 0; k < count; ++k, ++iter) {
       const cl_uint nn = static_cast<cl_uint>(n);
       if (kind == kSvmCoarse)
@@ -181,9 +188,9 @@ void lane(unsigned seed, std::chrono::steady_clock::time_point end, Counts& c) {
         clEnqueueUnmapMemObject(q, m.buffer, mapped, 0, nullptr, nullptr);
     }
     release(q, m);
+    clReleaseKernel(fill);
   }
   clFinish(q);
-  clReleaseKernel(fill);
   clReleaseCommandQueue(q);
 }
 
