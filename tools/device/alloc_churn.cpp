@@ -17,16 +17,21 @@
 // fails too, after 10 ms; the counts say which met it.
 //
 //   alloc_churn [platform-name-substring] [threads] [seconds] [seed]
+// A platform of "-" takes CLZERO_TEST_PLATFORM's (the first platform with a
+// device where that is unset), as clzero's tests do.
 // Prints one line per thread and a total; exits 1 where an element was
 // wrong or an allocation was refused even after 10 ms, 2 where it could not
 // run.
+#ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
+#endif
 #include <CL/cl.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -198,6 +203,10 @@ void lane(unsigned seed, std::chrono::steady_clock::time_point end, Counts& c) {
 
 int main(int argc, char** argv) {
   const char* want = argc > 1 ? argv[1] : "NVIDIA";
+  if (std::strcmp(want, "-") == 0) {
+    const char* from_env = std::getenv("CLZERO_TEST_PLATFORM");
+    want = from_env != nullptr ? from_env : "";
+  }
   const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 2;
   const double seconds = argc > 3 ? std::atof(argv[3]) : 5.0;
   const unsigned seed = argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 2u;
