@@ -33,6 +33,7 @@ class FaultPlan {
     mode_ = mode;
     seen_ = 0;
     fired_ = nullptr;
+    and_later_ = false;
   }
   void disarm() { call_.clear(); }
 
@@ -50,9 +51,10 @@ class FaultPlan {
     if (paused_) return {};
     ++calls_;
     if (log_.size() < kLogLimit) log_.push_back(api);
-    if (call_.empty() || fired_ != nullptr) return {};
+    if (call_.empty() || (fired_ != nullptr && !and_later_)) return {};
     if (call_ != "*" && call_ != api) return {};
-    if (++seen_ != nth_) return {};
+    ++seen_;
+    if (and_later_ ? seen_ < nth_ : seen_ != nth_) return {};
     fired_ = api;
     ++faults_;
     return {true, code_, mode_};
@@ -66,7 +68,8 @@ class FaultPlan {
     return i >= 0 && static_cast<std::size_t>(i) < log_.size() ? log_[static_cast<std::size_t>(i)] : nullptr;
   }
 
-  /// "clEnqueueMapBuffer:3:CL_MAP_FAILURE[:async]", as CLZERO_FAULT holds it.
+  /// "clEnqueueMapBuffer:3:CL_MAP_FAILURE[:async]", as CLZERO_FAULT holds it;
+  /// "3+" fails the third such call and every later one.
   bool parse(const std::string& spec) {
     std::vector<std::string> parts;
     std::size_t start = 0;
@@ -74,11 +77,15 @@ class FaultPlan {
       parts.push_back(spec.substr(start, colon - start));
     parts.push_back(spec.substr(start));
     if (parts.size() < 3 || parts.size() > 4) return false;
-    const long nth = std::strtol(parts[1].c_str(), nullptr, 10);
+    char* end = nullptr;
+    const long nth = std::strtol(parts[1].c_str(), &end, 10);
+    const bool and_later = end != nullptr && *end == '+';
+    if (end == parts[1].c_str() || (*end != '\0' && !(and_later && end[1] == '\0'))) return false;
     cl_int code = CL_SUCCESS;
     if (!parse_code(parts[2], code) || nth < 1) return false;
     const int mode = parts.size() == 4 && parts[3] == "async" ? CLZERO_FAULT_ASYNC : CLZERO_FAULT_IMMEDIATE;
     arm(parts[0].c_str(), nth, code, mode);
+    and_later_ = and_later;
     return true;
   }
 
@@ -109,6 +116,7 @@ class FaultPlan {
   long calls_ = 0;
   long faults_ = 0;
   bool paused_ = false;
+  bool and_later_ = false;  // every matching call from the nth on fails
 };
 
 }  // namespace clzero_fault
