@@ -131,13 +131,17 @@ std::string process_state() {
 // when asked again: tools/device/alloc_churn.cpp shows it without clzero
 // (docs/reliability.md, "Soak"). A refusal met so is counted, with what the
 // process held the first time; one that is not ends the thread's soak with
-// both errors, a failure.
+// both errors, a failure. Only a refusal is asked again: any other error
+// ends the soak at once.
 template <class T, class Policy>
 MappedTensor<T, Policy> make_tensor(Lane& lane, const typename Policy::Options& options, Intent intent,
                                     std::size_t n, Totals& totals) {
   try {
     return MappedTensor<T, Policy>(Env::get().context, lane.queue, {n}, intent, options);
-  } catch (const std::exception& e) {
+  } catch (const clzero::Error& e) {
+    if (e.code() != CL_OUT_OF_RESOURCES && e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE &&
+        e.code() != CL_OUT_OF_HOST_MEMORY)
+      throw;
     const std::string refused = std::string(e.what()) + " [process: " + process_state() + "]";
     clFinish(lane.queue);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
