@@ -3,9 +3,11 @@
 // another queue, and never draining the engine's queue.
 #include <clzero/clzero.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 #include "support/catch.hpp"
@@ -213,4 +215,110 @@ TEST_CASE("a host view never waits for work enqueued after the producer", "[queu
     if (Env::get().caps.svm_fine_grain_buffer) view_ignores_later_work<policy::Svm>("Svm", in_ring);
 #endif
   }
+}
+
+namespace {
+
+// Two device accesses in a row, their kernels on two queues: one on the
+// tensor's own in-order queue, one on another in-order queue, each enqueued
+// as the docs show for its queue (wait_count(queue), wait_list(queue),
+// event_slot(queue)). The first kernel is held behind a gate; only the events
+// clzero hands out can order the second after it. So the second kernel must
+// not run while the gate is closed, and once it opens the host must read the
+// second kernel's values in every element: a second kernel that ran
+// unordered is overwritten by the first when the gate opens.
+template <class Policy>
+void accesses_on_two_queues(const char* name, const typename Policy::Options& options, bool first_on_own) {
+  Env& env = Env::get();
+  Queue other(0);
+  const std::size_t n = 4096;
+  MappedTensor<std::uint32_t, Policy> t(env.context, env.queue, {n}, Intent::output, options);
+  Kernel first("fill_u32");
+  Kernel second("fill_u32");
+  cl_command_queue first_queue = first_on_own ? env.queue : other.q;
+  cl_command_queue second_queue = first_on_own ? other.q : env.queue;
+  for (cl_uint iter = 1; iter <= 2; ++iter) {
+    INFO(name << (first_on_own ? ": first kernel on the tensor's queue, second on another"
+                               : ": first kernel on another queue, second on the tensor's")
+              << ", inference " << iter);
+    const cl_uint held_value = 100 + iter;
+    const cl_uint second_value = 200 + iter;
+    Gate gate;
+    // The engine's own wait, before the access: what follows on first_queue
+    // (an in-order queue) waits for the gate.
+    cl_event held = nullptr;
+    ok(clEnqueueMarkerWithWaitList(first_queue, 1, &gate.event, &held), "clEnqueueMarkerWithWaitList");
+    {
+      auto dev = t.device_access();
+      dev.bind(first.k, 0);
+      first.arg(1, cl_uint(n));
+      first.arg(2, held_value);
+      ok(clEnqueueNDRangeKernel(first_queue, first.k, 1, nullptr, &n, nullptr, dev.wait_count(first_queue),
+                                dev.wait_list(first_queue), dev.event_slot(first_queue)),
+         "clEnqueueNDRangeKernel (first)");
+    }
+    {
+      auto dev = t.device_access();
+      dev.bind(second.k, 0);
+      second.arg(1, cl_uint(n));
+      second.arg(2, second_value);
+      ok(clEnqueueNDRangeKernel(second_queue, second.k, 1, nullptr, &n, nullptr, dev.wait_count(second_queue),
+                                dev.wait_list(second_queue), dev.event_slot(second_queue)),
+         "clEnqueueNDRangeKernel (second)");
+    }
+    // Completes after the second kernel (in-order queue), and only after the
+    // gate opens if that kernel waits for the first.
+    cl_event after_second = nullptr;
+    ok(clEnqueueMarkerWithWaitList(second_queue, 0, nullptr, &after_second), "clEnqueueMarkerWithWaitList");
+    ok(clFlush(second_queue), "clFlush");
+    ok(clFlush(first_queue), "clFlush");
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    cl_int status = CL_QUEUED;
+    while (status != CL_COMPLETE && status >= 0 && std::chrono::steady_clock::now() < until) {
+      ok(clGetEventInfo(after_second, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+         "clGetEventInfo");
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    CHECK(status != CL_COMPLETE);  // the second kernel ran before the first was let go
+    gate.open();
+    {
+      auto view = t.read_view();
+      std::size_t wrong = 0;
+      std::size_t first_wrong = n;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        if (view[i] != value(i, second_value)) {
+          if (wrong == 0) first_wrong = i;
+          ++wrong;
+        }
+      }
+      INFO("wrong elements: " << wrong << " of " << n << ", the first at " << first_wrong);
+      CHECK(wrong == 0);
+    }
+    // Whatever ran unordered ends before the tensor's memory can go.
+    ok(clFinish(other.q), "clFinish");
+    ok(clFinish(env.queue), "clFinish");
+    clReleaseEvent(after_second);
+    clReleaseEvent(held);
+  }
+}
+
+template <class Policy>
+void accesses_on_two_queues_both_ways(const char* name, const typename Policy::Options& options = {}) {
+  accesses_on_two_queues<Policy>(name, options, true);
+  accesses_on_two_queues<Policy>(name, options, false);
+}
+
+}  // namespace
+
+TEST_CASE("consecutive accesses whose kernels run on two queues are ordered", "[queues]") {
+  accesses_on_two_queues_both_ways<policy::Persistent>("Persistent");
+  accesses_on_two_queues_both_ways<policy::MapPerInference>("MapPerInference");
+  accesses_on_two_queues_both_ways<policy::CopyToPinned>("CopyToPinned");
+  accesses_on_two_queues_both_ways<policy::Auto>("Auto");
+#if defined(CL_VERSION_2_0)
+  if (Env::get().caps.svm_fine_grain_buffer)
+    accesses_on_two_queues_both_ways<policy::Svm>("Svm (fine)", policy::Svm::Options{policy::Svm::Grain::fine});
+  if (Env::get().caps.svm_coarse_grain_buffer)
+    accesses_on_two_queues_both_ways<policy::Svm>("Svm (coarse)", policy::Svm::Options{policy::Svm::Grain::coarse});
+#endif
 }

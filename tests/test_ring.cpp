@@ -79,3 +79,26 @@ TEST_CASE("a ring's Auto overlaps a copy where a lone tensor would write host-lo
     CHECK(in_ring.kind == alone.kind);  // only that case differs
   }
 }
+
+TEST_CASE("indexing a moved-from ring is an error", "[ring]") {
+  Env& env = Env::get();
+  TensorRing<std::uint32_t, policy::Persistent> a(env.context, env.queue, {16}, Intent::output, 2);
+  TensorRing<std::uint32_t, policy::Persistent> b(std::move(a));
+  CHECK(b.slots() == 2);
+  CHECK(a.slots() == 0);  // NOLINT(bugprone-use-after-move): what is tested
+  for (std::size_t inference : {std::size_t{0}, std::size_t{5}}) {
+    INFO("ring[" << inference << "]");
+    bool threw = false;
+    try {
+      (void)a[inference];  // NOLINT(bugprone-use-after-move)
+    } catch (const Error& e) {
+      threw = true;
+      CHECK(e.kind() == ErrorKind::misuse);
+      CHECK(std::string(e.what()).find("moved-from") != std::string::npos);
+    }
+    CHECK(threw);
+  }
+  const auto& constant = a;  // NOLINT(bugprone-use-after-move)
+  CHECK_THROWS_AS((void)constant[1], Error);
+  CHECK_NOTHROW((void)b[3].read_view());
+}

@@ -88,7 +88,15 @@ class TensorCore final : public TensorState {
     used_by.clear();
     used_by_elsewhere = false;
     policy_.to_device(access, host_wrote_, waits);  // nothing below can fail: the tensor is the device's now
-    unrecorded_ = device_side_unrecorded(policy_, 0);
+    // Kernels of the last access that handed back no event ran on this
+    // in-order queue, and nothing in `waits` stands for them: a kernel on
+    // another queue is ordered after them only by a marker here, as after an
+    // unmap without an event (submit_waits).
+    unrecorded_ = device_side_unrecorded(policy_, 0) || kernels_unrecorded_;
+    // This in-order queue orders the kernels after `waits` by itself only
+    // if every event in them is its own: an event of another queue (the
+    // last access's kernels ran there) must be in the kernels' wait list.
+    own_queue_orders_ = !q_.out_of_order && !(foreign_events_seen_ && holds_foreign_event(waits));
     host_wrote_ = false;
     device_open_ = true;
     // The kernels may run on another queue and wait on what clzero just
@@ -100,11 +108,12 @@ class TensorCore final : public TensorState {
     // end of the access or the view submits them.
     waits_submitted_ = waits.empty() && !unrecorded_;
     own_needs_event_ = policy_.needs_events();
-    return DeviceAccess(std::move(self), access, q_.q(), !q_.out_of_order, own_needs_event_);
+    return DeviceAccess(std::move(self), access, q_.q(), own_queue_orders_, own_needs_event_);
   }
 
   // A command the policy enqueued without an event (an unmap on this
-  // in-order queue) gets a marker in its place, which completes after it by
+  // in-order queue), or the last access's kernels run here without handing
+  // theirs back, get a marker in their place, which completes after them by
   // the queue's order: made only when the list is handed out, so kernels on
   // this queue never pay for an event.
   void submit_waits() override {
@@ -113,7 +122,7 @@ class TensorCore final : public TensorState {
     if (unrecorded_) {
       cl_event marker = nullptr;
       check(clEnqueueMarkerWithWaitList(q_.q(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList", doing,
-            "standing for the unmap clzero enqueued without an event");
+            "standing for the commands enqueued on the tensor's queue without an event");
       waits.adopt(marker);
       unrecorded_ = false;
     }
@@ -121,7 +130,7 @@ class TensorCore final : public TensorState {
     waits_submitted_ = true;
   }
 
-  bool orders(cl_command_queue queue) const noexcept override { return queue == q_.q() && !q_.out_of_order; }
+  bool orders(cl_command_queue queue) const noexcept override { return queue == q_.q() && own_queue_orders_; }
   bool needs_event(cl_command_queue queue) const noexcept override { return !orders(queue) || policy_.needs_events(); }
 
   void end_device_access(Access access) override {
@@ -136,6 +145,7 @@ class TensorCore final : public TensorState {
     bool enqueued = false;
     try_or_break([&] {
       enqueued = order_after_used_by();
+      kernels_unrecorded_ = used_by.empty();
       policy_.to_host(access, used_by);
     });
     unordered_ = false;
@@ -332,8 +342,21 @@ class TensorCore final : public TensorState {
       cl_command_queue owner = nullptr;
       check(clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof owner, &owner, nullptr), "clGetEventInfo",
             "DeviceAccess::end: finding the queue of a recorded event");
+      if (owner != q_.q()) foreign_events_seen_ = true;  // another queue's, or a user event
       if (owner != nullptr && owner != q_.q())
         check(clFlush(owner), "clFlush", "DeviceAccess::end: submitting the producer's queue");
+    }
+    return false;
+  }
+
+  // Whether `events` holds one that is not a command of this tensor's queue
+  // (another queue's, or a user event). An event that cannot be asked counts
+  // as one: the kernels then wait on the list, which is never wrong.
+  CLZERO_DETAIL_RARE bool holds_foreign_event(const EventList& events) const noexcept {
+    for (cl_event e : events) {
+      cl_command_queue owner = nullptr;
+      if (clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof owner, &owner, nullptr) != CL_SUCCESS || owner != q_.q())
+        return true;
     }
     return false;
   }
@@ -366,6 +389,9 @@ class TensorCore final : public TensorState {
   bool own_needs_event_ = false;  // the policy waits on the events of the open access's kernels
   bool waits_submitted_ = true;   // the open access's waits were flushed (or there are none)
   bool unrecorded_ = false;       // the open access's unmap has no event yet (submit_waits makes a marker)
+  bool kernels_unrecorded_ = false;  // the last access's kernels handed back no event (and no marker stands for them)
+  bool foreign_events_seen_ = false;  // an access once handed in an event of another queue, or a user event
+  bool own_queue_orders_ = true;      // the tensor's queue orders the open access's kernels after `waits` by itself
   bool unflushed_ = false;  // the last access's end did not submit the queue (host side deferred, or a failed flush)
   std::string broken_;
 };

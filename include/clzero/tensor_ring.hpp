@@ -48,12 +48,20 @@ class TensorRing {
   /// The number of slots.
   std::size_t slots() const noexcept { return tensors_.size(); }
 
-  /// The tensor of inference `inference` (slot inference mod K).
-  Tensor& operator[](std::size_t inference) noexcept { return tensors_[inference % tensors_.size()]; }
+  /// The tensor of inference `inference` (slot inference mod K). Throws
+  /// clzero::Error (misuse) on a moved-from ring, which holds no slots.
+  Tensor& operator[](std::size_t inference) { return tensors_[slot(inference)]; }
   /// The same, read-only.
-  const Tensor& operator[](std::size_t inference) const noexcept { return tensors_[inference % tensors_.size()]; }
+  const Tensor& operator[](std::size_t inference) const { return tensors_[slot(inference)]; }
 
  private:
+  std::size_t slot(std::size_t inference) const {
+    if (tensors_.empty())
+      detail::raise_misuse("TensorRing::operator[]",
+                           "the ring is moved-from and holds no slots; use the ring it was moved to");
+    return inference % tensors_.size();
+  }
+
   std::vector<Tensor> tensors_;
 };
 
