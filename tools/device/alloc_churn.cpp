@@ -57,7 +57,9 @@ const char* kind_name[kKinds] = {"NV host+pinned", "coarse SVM", "ALLOC_HOST_PTR
 struct Counts {
   long lives = 0, inferences = 0, wrong = 0, errors = 0;
   long refused[kKinds] = {}, met_at_once[kKinds] = {}, met_after_10ms[kKinds] = {}, not_met[kKinds] = {};
+  long wrong_elements[kKinds] = {}, wrong_inferences[kKinds] = {};
   std::string first_refusal;
+  std::string first_wrong;  // where the first wrong element was, and what it held
 };
 
 // One allocation of `kind`; nullptr (and the error in rc) where refused.
@@ -185,7 +187,22 @@ void lane(unsigned seed, std::chrono::steady_clock::time_point end, Counts& c) {
         ++c.errors;
         break;
       }
-      for (size_t i = 0; i < n; ++i) c.wrong += host[i] != value(static_cast<cl_uint>(i), iter);
+      long wrong_here = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const cl_uint want = value(static_cast<cl_uint>(i), iter);
+        if (host[i] == want) continue;
+        if (wrong_here++ == 0 && c.first_wrong.empty())
+          c.first_wrong = std::string(kind_name[kind]) + ", " + std::to_string(bytes) + " bytes, inference " +
+                          std::to_string(k + 1) + " of its allocation, element " + std::to_string(i) + ": " +
+                          (k > 0 && host[i] == value(static_cast<cl_uint>(i), iter - 1) ? "the previous inference's value"
+                                                                                         : "neither this inference's "
+                                                                                           "value nor the previous one's");
+      }
+      if (wrong_here != 0) {
+        c.wrong += wrong_here;
+        c.wrong_elements[kind] += wrong_here;
+        ++c.wrong_inferences[kind];
+      }
       ++c.inferences;
       if (kind == kSvmCoarse)
         clEnqueueSVMUnmap(q, m.svm_ptr, 0, nullptr, nullptr);
@@ -264,6 +281,8 @@ int main(int argc, char** argv) {
       total.met_at_once[k] += c.met_at_once[k];
       total.met_after_10ms[k] += c.met_after_10ms[k];
       total.not_met[k] += c.not_met[k];
+      total.wrong_elements[k] += c.wrong_elements[k];
+      total.wrong_inferences[k] += c.wrong_inferences[k];
     }
     total.lives += c.lives;
     total.inferences += c.inferences;
@@ -272,7 +291,12 @@ int main(int argc, char** argv) {
     std::printf("thread %zu: %ld allocations, %ld inferences, %ld wrong elements, %ld errors, %ld refused%s%s\n", t,
                 c.lives, c.inferences, c.wrong, c.errors, refused, c.first_refusal.empty() ? "" : " (first: ",
                 c.first_refusal.empty() ? "" : (c.first_refusal + ")").c_str());
+    if (!c.first_wrong.empty()) std::printf("thread %zu: first wrong element: %s\n", t, c.first_wrong.c_str());
   }
+  for (int k = 0; k < kKinds; ++k)
+    if (total.wrong_inferences[k] != 0)
+      std::printf("  %-20s wrong elements %ld in %ld inferences\n", kind_name[k], total.wrong_elements[k],
+                  total.wrong_inferences[k]);
   long not_met = 0;
   for (int k = 0; k < kKinds; ++k) {
     not_met += total.not_met[k];
