@@ -87,7 +87,7 @@ class Run:
         self.whole_runs = len(paths)
         stem = os.path.splitext(os.path.basename(path))[0]
         m = RUN_FILE.match(stem)
-        self.name = m.group("base") if m and more else stem
+        self.name = m.group("base") if m else stem
         self.files = [os.path.splitext(os.path.basename(p))[0] for p in paths]
         self._load(path)
         for index, other in enumerate(more, 1):

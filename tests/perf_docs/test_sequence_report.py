@@ -124,6 +124,21 @@ def main():
             failures.append("two whole runs of one device were not pooled:\n" + r.stdout + r.stderr)
         else:
             print("ok: two whole runs of one device are pooled")
+        # One numbered whole run alone is named as its group is (its file
+        # pattern NAME-run*.json), not as NAME-run1.
+        one = os.path.join(tmp, "one")
+        os.makedirs(one)
+        shutil.copy(path, os.path.join(one, "%s-run1.json" % base))
+        alone = os.path.join(tmp, "alone.md")
+        with open(alone, "w", encoding="utf-8") as f:
+            f.write(text)
+        r = subprocess.run([sys.executable, TOOL, "--doc", alone, "--json-dir", one], capture_output=True, text=True)
+        with open(alone, encoding="utf-8") as f:
+            rendered = f.read()
+        if r.returncode != 0 or "(`%s`)" % base not in rendered or "%s-run1`" % base in rendered:
+            failures.append("one numbered whole run was not named as its group:\n" + r.stdout + r.stderr)
+        else:
+            print("ok: one numbered whole run is named as its group")
         shutil.copy(path, os.path.join(runs, base + ".json"))
         rc2, out2 = check(doc, runs)
         if rc2 == 0 or "keep one form" not in out2:
