@@ -248,24 +248,19 @@ void accesses_on_two_queues(const char* name, const typename Policy::Options& op
     // (an in-order queue) waits for the gate.
     cl_event held = nullptr;
     ok(clEnqueueMarkerWithWaitList(first_queue, 1, &gate.event, &held), "clEnqueueMarkerWithWaitList");
-    {
+    // One device access whose kernel runs on `queue`, enqueued as the docs
+    // show for that queue.
+    auto access_on = [&](cl_command_queue queue, Kernel& fill, cl_uint written, const char* what) {
       auto dev = t.device_access();
-      dev.bind(first.k, 0);
-      first.arg(1, cl_uint(n));
-      first.arg(2, held_value);
-      ok(clEnqueueNDRangeKernel(first_queue, first.k, 1, nullptr, &n, nullptr, dev.wait_count(first_queue),
-                                dev.wait_list(first_queue), dev.event_slot(first_queue)),
-         "clEnqueueNDRangeKernel (first)");
-    }
-    {
-      auto dev = t.device_access();
-      dev.bind(second.k, 0);
-      second.arg(1, cl_uint(n));
-      second.arg(2, second_value);
-      ok(clEnqueueNDRangeKernel(second_queue, second.k, 1, nullptr, &n, nullptr, dev.wait_count(second_queue),
-                                dev.wait_list(second_queue), dev.event_slot(second_queue)),
-         "clEnqueueNDRangeKernel (second)");
-    }
+      dev.bind(fill.k, 0);
+      fill.arg(1, cl_uint(n));
+      fill.arg(2, written);
+      ok(clEnqueueNDRangeKernel(queue, fill.k, 1, nullptr, &n, nullptr, dev.wait_count(queue), dev.wait_list(queue),
+                                dev.event_slot(queue)),
+         what);
+    };
+    access_on(first_queue, first, held_value, "clEnqueueNDRangeKernel (first)");
+    access_on(second_queue, second, second_value, "clEnqueueNDRangeKernel (second)");
     // Completes after the second kernel (in-order queue), and only after the
     // gate opens if that kernel waits for the first.
     cl_event after_second = nullptr;

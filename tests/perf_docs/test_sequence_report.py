@@ -114,12 +114,17 @@ def main():
         os.makedirs(runs)
         for n in (1, 2):
             shutil.copy(path, os.path.join(runs, "%s-run%d.json" % (base, n)))
-        pooled = os.path.join(tmp, "pooled.md")
-        with open(pooled, "w", encoding="utf-8") as f:
-            f.write(text)
-        r = subprocess.run([sys.executable, TOOL, "--doc", pooled, "--json-dir", runs], capture_output=True, text=True)
-        with open(pooled, encoding="utf-8") as f:
-            rendered = f.read()
+        def render(name, json_dir):
+            """The block rewritten into a copy of the document from json_dir: (run, the copy's text)."""
+            copy = os.path.join(tmp, name + ".md")
+            with open(copy, "w", encoding="utf-8") as f:
+                f.write(text)
+            run = subprocess.run([sys.executable, TOOL, "--doc", copy, "--json-dir", json_dir],
+                                 capture_output=True, text=True)
+            with open(copy, encoding="utf-8") as f:
+                return run, f.read()
+
+        r, rendered = render("pooled", runs)
         if r.returncode != 0 or "2 whole runs, each a fresh process" not in rendered:
             failures.append("two whole runs of one device were not pooled:\n" + r.stdout + r.stderr)
         else:
@@ -129,12 +134,7 @@ def main():
         one = os.path.join(tmp, "one")
         os.makedirs(one)
         shutil.copy(path, os.path.join(one, "%s-run1.json" % base))
-        alone = os.path.join(tmp, "alone.md")
-        with open(alone, "w", encoding="utf-8") as f:
-            f.write(text)
-        r = subprocess.run([sys.executable, TOOL, "--doc", alone, "--json-dir", one], capture_output=True, text=True)
-        with open(alone, encoding="utf-8") as f:
-            rendered = f.read()
+        r, rendered = render("alone", one)
         if r.returncode != 0 or "(`%s`)" % base not in rendered or "%s-run1`" % base in rendered:
             failures.append("one numbered whole run was not named as its group:\n" + r.stdout + r.stderr)
         else:

@@ -22,11 +22,6 @@
 // Prints one line per thread and a total; exits 1 where an element was
 // wrong or an allocation was refused even after 10 ms, 2 where it could not
 // run.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 300
-#endif
-#include <CL/cl.h>
-
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -38,10 +33,13 @@
 #include <thread>
 #include <vector>
 
+#include "probe.hpp"
+
 namespace {
 
-using CreateBufferNv = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, cl_bitfield, size_t, void*, cl_int*);
-constexpr cl_bitfield kNvHostPinned = 3;  // CL_MEM_LOCATION_HOST_NV | CL_MEM_PINNED_NV
+using probe::CreateBufferNv;
+using probe::kNvHostPinned;
+using probe::value;
 
 cl_context ctx = nullptr;
 cl_device_id dev = nullptr;
@@ -49,7 +47,6 @@ cl_program prog = nullptr;
 CreateBufferNv create_nv = nullptr;
 bool svm = false;
 
-cl_uint value(cl_uint i, cl_uint iter) { return (i * 2654435761u) ^ (iter * 40503u + 0x9E3779B9u); }
 
 enum Kind { kNvPinned, kSvmCoarse, kAllocHostPtr, kDeviceStaging, kKinds };
 const char* kind_name[kKinds] = {"NV host+pinned", "coarse SVM", "ALLOC_HOST_PTR", "device + NV staging"};
@@ -227,20 +224,8 @@ int main(int argc, char** argv) {
   const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 2;
   const double seconds = argc > 3 ? std::atof(argv[3]) : 5.0;
   const unsigned seed = argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 2u;
-  cl_uint np = 0;
-  clGetPlatformIDs(0, nullptr, &np);
-  std::vector<cl_platform_id> ps(np);
-  clGetPlatformIDs(np, ps.data(), nullptr);
   cl_platform_id platform = nullptr;
-  for (auto p : ps) {
-    char nm[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof nm, nm, nullptr);
-    if (std::strstr(nm, want) && clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr) == CL_SUCCESS) {
-      platform = p;
-      break;
-    }
-  }
-  if (dev == nullptr) {
+  if (!probe::find_device(want, platform, dev)) {
     std::printf("alloc_churn: no device on a platform named like '%s'\n", want);
     return 2;
   }
@@ -250,7 +235,7 @@ int main(int argc, char** argv) {
   cl_device_svm_capabilities caps = 0;
   svm = clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr) == CL_SUCCESS &&
         (caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
-  create_nv = reinterpret_cast<CreateBufferNv>(clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
+  create_nv = probe::create_buffer_nv(platform);
   cl_int rc = CL_SUCCESS;
   ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &rc);
   const char* src =

@@ -16,8 +16,6 @@
 // that memory. "fresh" does the same into anonymous memory wherever the
 // kernel chooses to put it. Every element is checked. Exit status 1 where any
 // element was wrong.
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -26,7 +24,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
+
+#include "probe.hpp"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -34,10 +33,8 @@
 
 namespace {
 
-using CreateBufferNv = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, cl_bitfield, size_t, void*, cl_int*);
-constexpr cl_bitfield kNvHostPinned = 3;  // CL_MEM_LOCATION_HOST_NV | CL_MEM_PINNED_NV
-
-cl_uint value(cl_uint i, cl_uint iter) { return (i * 2654435761u) ^ (iter * 40503u + 0x9E3779B9u); }
+using probe::kNvHostPinned;
+using probe::value;
 
 enum Kind { kNvPinned, kAllocHostPtr, kFresh, kKinds };
 const char* kind_name[kKinds] = {"at a released NV host+pinned map", "at a released ALLOC_HOST_PTR map",
@@ -53,22 +50,12 @@ struct Tally {
 int main(int argc, char** argv) {
   const char* want = argc > 1 ? argv[1] : "NVIDIA";
   const int trials = argc > 2 ? std::max(1, std::atoi(argv[2])) : 200;
-  cl_uint np = 0;
-  clGetPlatformIDs(0, nullptr, &np);
-  std::vector<cl_platform_id> ps(np);
-  clGetPlatformIDs(np, ps.data(), nullptr);
   cl_platform_id platform = nullptr;
-  for (cl_platform_id p : ps) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    if (std::strstr(name, want) != nullptr) platform = p;
-  }
-  if (platform == nullptr) {
-    std::printf("pinned_reuse: no platform named like \"%s\"\n", want);
+  cl_device_id dev = nullptr;
+  if (!probe::find_device(want, platform, dev)) {
+    std::printf("pinned_reuse: no device on a platform named like \"%s\"\n", want);
     return 2;
   }
-  cl_device_id dev = nullptr;
-  clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr);
   cl_int rc = CL_SUCCESS;
   cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &rc);
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
@@ -82,8 +69,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   cl_kernel fill = clCreateKernel(prog, "fill", &rc);
-  auto create_nv =
-      reinterpret_cast<CreateBufferNv>(clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
+  auto create_nv = probe::create_buffer_nv(platform);
   char dev_name[256] = {}, driver[256] = {};
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dev_name, dev_name, nullptr);
   clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof driver, driver, nullptr);
