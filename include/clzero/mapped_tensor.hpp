@@ -137,10 +137,12 @@ class TensorCore final : public TensorState {
     device_open_ = false;
     handed_.clear();
     handed_.swap(waits);  // kept (no retain needed) until the next view checks them
-    // With events handed in, a failure of clzero's commands reaches the
-    // engine through them (its kernels' events end in error); without, the
-    // view checks clzero's commands itself (check_handed).
-    if (!used_by.empty()) handed_.clear();
+    // A failure of clzero's commands reaches the engine through its
+    // kernels' events only if those kernels waited on them: the engine asked
+    // for the list (waits_submitted_). Kernels on this in-order queue get an
+    // empty list, and their events complete whatever an earlier command did,
+    // so the view checks clzero's commands itself (check_handed).
+    if (!used_by.empty() && waits_submitted_) handed_.clear();
     unordered_ = used_by.empty();  // until the host's side is ordered after the kernels
     bool enqueued = false;
     try_or_break([&] {
@@ -196,8 +198,10 @@ class TensorCore final : public TensorState {
       // A write view of the whole tensor overwrites every element, which
       // lets an input's map skip copying the old contents in.
       host_ = host_pointer_of(policy_, write && region == nullptr, 0);
-      if (write)
-        handed_.clear();  // the host overwrites the data: nothing stale is read
+      // A write of the whole tensor overwrites every element: nothing the
+      // failed kernels should have written is read. A region leaves the rest.
+      if (write && region == nullptr)
+        handed_.clear();
       else
         check_handed(doing);
     }

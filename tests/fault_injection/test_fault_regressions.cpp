@@ -672,3 +672,88 @@ TEST_CASE("an input's write view maps blocking on NVIDIA devices", "[fault_regre
   CHECK(violations() == "");
   CHECK(reports.list().empty());
 }
+
+namespace {
+
+// One inout inference on the tensor's own in-order queue whose upload
+// (CopyToPinned's clEnqueueWriteBuffer) ends in error, so the kernel runs on
+// the device's old data: the README's form (wait_list(queue) is empty), the
+// engine handing its kernel's event back or not, and the host writing one
+// element through a region view before it reads. Returns "" when clzero
+// reported the failure before the host read the data, else what the host saw.
+std::string failed_upload_then_read(bool engine_event, bool region_write) {
+  using Tensor = MappedTensor<std::uint32_t, policy::CopyToPinned>;
+  using scenario_detail::kElements;
+  FaultLayer& layer = FaultLayer::get();
+  scenario_detail::Kernels kernels;
+  Tensor t(Env::get().context, Env::get().queue, {kElements}, Intent::inout);
+  Outcome out;
+  inference(t, kernels, 1, out);
+  if (!out.problems.empty()) return "the inference before: " + out.problems.front();
+  const std::uint32_t iter = 2;
+  {
+    auto view = t.write_view();
+    for (std::uint32_t i = 0; i < kElements; ++i) view[i] = value(i, iter);
+  }
+  std::string result;
+  try {
+    layer.arm("clEnqueueWriteBuffer", 1, CL_OUT_OF_RESOURCES, CLZERO_FAULT_ASYNC);
+    {
+      auto dev = t.device_access();
+      dev.bind(kernels.update.k, 0);
+      FaultLayer::Paused paused;
+      kernels.update.arg(1, cl_uint{kElements});
+      kernels.update.arg(2, cl_uint{iter});
+      const std::size_t global = kElements;
+      cl_event done = nullptr;
+      ok(clEnqueueNDRangeKernel(t.queue(), kernels.update.k, 1, nullptr, &global, nullptr,
+                                dev.wait_count(t.queue()), dev.wait_list(t.queue()), engine_event ? &done : nullptr),
+         "clEnqueueNDRangeKernel");
+      if (engine_event) {
+        const EventHandle kernel = EventHandle::adopt(done);
+        dev.used_by(kernel.get());
+      }
+    }
+    layer.disarm();
+    if (layer.fired() == nullptr) return "the upload was not failed";
+    if (region_write) {
+      auto part = t.write_view_as<std::uint32_t>(0, Shape{1});
+      part[0] = 7;
+    }
+    auto view = t.read_view();
+    std::size_t wrong = 0;
+    for (std::uint32_t i = region_write ? 1 : 0; i < kElements; ++i) wrong += view[i] != value(i, iter) * 3u + iter;
+    result = "the view opened without an error; " + std::to_string(wrong) + " of " + std::to_string(kElements) +
+             " elements the kernel should have written were wrong";
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::opencl) result = std::string("an error of another kind: ") + e.what();
+  }
+  layer.disarm();
+  Outcome after;
+  inference(t, kernels, 3, after);
+  if (result.empty() && !after.problems.empty()) result = "the inference after: " + after.problems.front();
+  return result;
+}
+
+}  // namespace
+
+// A command clzero enqueued before the kernels (here an inout tensor's
+// upload) that ended in error is checked by the next view, since kernels on
+// the tensor's in-order queue need not wait on its event. Two ways let a read
+// view show the data of kernels that ran on old contents without an error: a
+// write view of a region dropped the check (the host overwrote only part of
+// the tensor), and an event the engine handed back dropped it too, though the
+// kernel that made the event never had clzero's events in its wait list.
+TEST_CASE("a failed upload is reported after a region write or an event the engine handed back",
+          "[fault_regression]") {
+  FaultLayer::get().reset();
+  Reports reports;
+  set_spin_wait(std::chrono::nanoseconds(0));
+  for (bool engine_event : {false, true})
+    for (bool region_write : {false, true}) {
+      INFO("engine hands its event back: " << engine_event << "; region write before the read: " << region_write);
+      CHECK(failed_upload_then_read(engine_event, region_write) == "");
+    }
+  CHECK(violations() == "");
+  CHECK(reports.list().empty());
+}
