@@ -137,12 +137,10 @@ class TensorCore final : public TensorState {
     device_open_ = false;
     handed_.clear();
     handed_.swap(waits);  // kept (no retain needed) until the next view checks them
-    // A failure of clzero's commands reaches the engine through its
-    // kernels' events only if those kernels waited on them: the engine asked
-    // for the list (waits_submitted_). Kernels on this in-order queue get an
-    // empty list, and their events complete whatever an earlier command did,
-    // so the view checks clzero's commands itself (check_handed).
-    if (!used_by.empty() && waits_submitted_) handed_.clear();
+    // The view checks clzero's commands itself (check_handed), even with
+    // events handed back: an event proves only that its own command waited.
+    // Kernels on this in-order queue get an empty list, and a kernel ordered
+    // after a failed one by a queue or a barrier still runs and completes.
     unordered_ = used_by.empty();  // until the host's side is ordered after the kernels
     bool enqueued = false;
     try_or_break([&] {
@@ -197,10 +195,22 @@ class TensorCore final : public TensorState {
       unflushed_ = false;
       // A write view of the whole tensor overwrites every element, which
       // lets an input's map skip copying the old contents in.
+      // A view that fails to open has reported the inference as failed
+      // (its map or download waited on the failed commands): the commands
+      // checked below are then settled with it, not reported again later.
+      struct SettledOnError {
+        EventList& handed;
+        bool opened;
+        ~SettledOnError() {
+          if (!opened) handed.clear();
+        }
+      } settled{handed_, false};
       host_ = host_pointer_of(policy_, write && region == nullptr, 0);
-      // A write of the whole tensor overwrites every element: nothing the
-      // failed kernels should have written is read. A region leaves the rest.
-      if (write && region == nullptr)
+      settled.opened = true;
+      // An input's host never reads it: nothing the failed commands left is
+      // read here. An inout tensor's write view may read what it writes (it
+      // maps for reading too), and a region leaves the rest for later views.
+      if (write && !host_reads(intent_))
         handed_.clear();
       else
         check_handed(doing);
@@ -279,16 +289,23 @@ class TensorCore final : public TensorState {
   // kernels that waited on it never ran, and a read view would show data they
   // never wrote: without events handed in (allowed on an in-order queue, or
   // ordered by a marker) nothing else would tell.
+  // The engine's own commands among the events (the last access's kernels,
+  // a user event, kept so that the next kernels wait on them) reached the
+  // engine through their events when they failed: only clzero's count.
   void check_handed(const char* doing) {
     cl_int failed = CL_SUCCESS;
     cl_command_type type = 0;
     for (cl_event e : handed_) {
       cl_int status = CL_COMPLETE;
-      if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) == CL_SUCCESS &&
-          status < 0 && failed == CL_SUCCESS) {
-        failed = status;
-        clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr);
-      }
+      if (failed != CL_SUCCESS ||
+          clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
+          status >= 0)
+        continue;
+      cl_command_type t = 0;
+      clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, sizeof t, &t, nullptr);
+      if (engines_command(t)) continue;
+      failed = status;
+      type = t;
     }
     handed_.clear();
     if (failed == CL_SUCCESS) return;
@@ -297,6 +314,11 @@ class TensorCore final : public TensorState {
     raise(Error(std::string(doing) + ": a command clzero enqueued before the kernels ended in error, so they did "
                                      "not run and the data is not theirs; run the inference again",
                 command_name(type), failed));
+  }
+
+  static bool engines_command(cl_command_type type) noexcept {
+    return type == CL_COMMAND_NDRANGE_KERNEL || type == CL_COMMAND_TASK || type == CL_COMMAND_NATIVE_KERNEL ||
+           type == CL_COMMAND_USER;
   }
 
   static const char* command_name(cl_command_type type) noexcept {

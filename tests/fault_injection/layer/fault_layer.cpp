@@ -111,6 +111,10 @@ struct Layer {
     std::vector<bool> read_only;  // per argument: __global const or __constant
   };
   std::unordered_map<cl_kernel, KernelInfo> kernel_info;
+  // The commands the layer failed, each a user event set to the error: what
+  // the application asks of it (its queue, its command type) is answered as
+  // the command it stands for, as a driver's failed command answers.
+  std::unordered_map<cl_event, std::pair<cl_command_queue, cl_command_type>> failed_commands;
 };
 
 Layer& layer() {
@@ -340,7 +344,24 @@ void check_command(const void* mem, bool writes, const char* api) {
 // PoCL 3.1 cannot pass a failure on to a kernel that waits for it, so the
 // event must be failed before anything can wait on it. Returns CL_SUCCESS,
 // as the enqueue of a command that fails later does.
-cl_int fail_later(cl_command_queue queue, cl_int code, cl_event* event, cl_uint n, const cl_event* waits) {
+// The command type of an enqueue call the layer may fail (null: a kernel,
+// failed because its wait list held a failed event). The OpenCL 2.0 types by
+// value, as clzero names them.
+cl_command_type command_type_of(const char* api) {
+  if (api == nullptr) return CL_COMMAND_NDRANGE_KERNEL;
+  const std::string a = api;
+  if (a == "clEnqueueFillBuffer") return CL_COMMAND_FILL_BUFFER;
+  if (a == "clEnqueueSVMMemFill") return 0x120B;
+  if (a == "clEnqueueReadBuffer") return CL_COMMAND_READ_BUFFER;
+  if (a == "clEnqueueWriteBuffer") return CL_COMMAND_WRITE_BUFFER;
+  if (a == "clEnqueueCopyBuffer") return CL_COMMAND_COPY_BUFFER;
+  if (a == "clEnqueueMarkerWithWaitList") return CL_COMMAND_MARKER;
+  if (a == "clEnqueueBarrierWithWaitList") return CL_COMMAND_BARRIER;
+  return CL_COMMAND_USER;
+}
+
+cl_int fail_later(cl_command_queue queue, cl_int code, cl_event* event, cl_uint n, const cl_event* waits,
+                  cl_command_type type) {
   std::vector<cl_event> before;
   for (cl_uint i = 0; i < n; ++i)
     if (event_status(waits[i]) >= 0) before.push_back(waits[i]);  // failed ones have ended
@@ -360,6 +381,9 @@ cl_int fail_later(cl_command_queue queue, cl_int code, cl_event* event, cl_uint 
   if (event != nullptr) {
     *event = failed;
     count_new_event(event);
+    Layer& l = layer();
+    Lock lock(l.mutex);
+    l.failed_commands[failed] = {queue, type};
   } else {
     next().clReleaseEvent(failed);
   }
@@ -419,7 +443,7 @@ cl_int faultable_enqueue(const char* api, cl_command_queue queue, cl_bool blocki
   if (!c.run) {
     if (!c.later) return c.code;
     // The command "ran" and failed: it is recorded as the application sees it.
-    const cl_int rc = fail_later(queue, c.code, event, n, waits);
+    const cl_int rc = fail_later(queue, c.code, event, n, waits, command_type_of(api));
     if (rc == CL_SUCCESS) trace(queue, t, n, waits, event, false);
     return rc;
   }
@@ -724,7 +748,10 @@ cl_int CL_API_CALL ReleaseEvent(cl_event event) {
   Layer& l = layer();
   {
     Lock lock(l.mutex);
-    if (l.events.last_reference(event)) l.hazards.forget_event(event);
+    if (l.events.last_reference(event)) {
+      l.hazards.forget_event(event);
+      l.failed_commands.erase(event);
+    }
   }
   const cl_int rc = next().clReleaseEvent(event);
   Lock lock(l.mutex);
@@ -743,6 +770,24 @@ cl_int CL_API_CALL WaitForEvents(cl_uint n, const cl_event* list) {
 cl_int CL_API_CALL GetEventInfo(cl_event event, cl_event_info name, size_t size, void* value, size_t* size_ret) {
   const FaultPlan::Decision d = decide("clGetEventInfo");
   if (d.fail) return d.code;
+  if (name == CL_EVENT_COMMAND_TYPE || name == CL_EVENT_COMMAND_QUEUE) {
+    Layer& l = layer();
+    std::unique_lock<std::mutex> lock(l.mutex);
+    auto it = l.failed_commands.find(event);
+    if (it != l.failed_commands.end()) {
+      const auto answer = it->second;
+      lock.unlock();
+      const std::size_t need = name == CL_EVENT_COMMAND_TYPE ? sizeof(cl_command_type) : sizeof(cl_command_queue);
+      if (size_ret != nullptr) *size_ret = need;
+      if (value == nullptr) return CL_SUCCESS;
+      if (size < need) return CL_INVALID_VALUE;
+      if (name == CL_EVENT_COMMAND_TYPE)
+        *static_cast<cl_command_type*>(value) = answer.second;
+      else
+        *static_cast<cl_command_queue*>(value) = answer.first;
+      return CL_SUCCESS;
+    }
+  }
   const cl_int rc = next().clGetEventInfo(event, name, size, value, size_ret);
   settle_all();
   // Polling that saw the command end orders it before what comes next.
@@ -974,7 +1019,7 @@ cl_int CL_API_CALL EnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint
 void* record_failed_map(cl_command_queue queue, cl_mem mem, void* svm, std::size_t offset, std::size_t size,
                         cl_map_flags flags, cl_int code, cl_event* event, cl_uint n, const cl_event* waits) {
   cl_event failed = nullptr;
-  const cl_int rc = fail_later(queue, code, &failed, n, waits);
+  const cl_int rc = fail_later(queue, code, &failed, n, waits, mem != nullptr ? CL_COMMAND_MAP_BUFFER : 0x120C);
   if (rc != CL_SUCCESS) return nullptr;
   Layer& l = layer();
   Lock lock(l.mutex);
@@ -1068,7 +1113,7 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
   // An unmap that does not run leaves the implementation's mapping in place;
   // the application did its part, so the layer counts the mapping as ended.
   // The unmap of a map the layer failed stands in for one, ordered as it.
-  const cl_int rc = !c.run    ? fail_later(queue, c.code, &command, n, waits)
+  const cl_int rc = !c.run    ? fail_later(queue, c.code, &command, n, waits, CL_COMMAND_UNMAP_MEM_OBJECT)
                     : made_up ? next().clEnqueueMarkerWithWaitList(queue, n, waits, &command)
                               : next().clEnqueueUnmapMemObject(queue, mem, real, n, waits, &command);
   if (rc == CL_SUCCESS) {
@@ -1108,7 +1153,7 @@ cl_int CL_API_CALL EnqueueSVMUnmap(cl_command_queue queue, void* ptr, cl_uint n,
   bool made_up = false;
   begin_unmap(nullptr, ptr, "clEnqueueSVMUnmap", made_up);
   cl_event command = nullptr;
-  const cl_int rc = !c.run    ? fail_later(queue, c.code, &command, n, waits)
+  const cl_int rc = !c.run    ? fail_later(queue, c.code, &command, n, waits, 0x120D /* CL_COMMAND_SVM_UNMAP */)
                     : made_up ? next().clEnqueueMarkerWithWaitList(queue, n, waits, &command)
                               : next().clEnqueueSVMUnmap(queue, ptr, n, waits, &command);
   if (rc == CL_SUCCESS) {
