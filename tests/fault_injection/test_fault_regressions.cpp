@@ -270,7 +270,10 @@ TEST_CASE("a failed marker at the end of a device access still lets the release 
           "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
   Env& env = Env::get();
-  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) return;
+  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) {
+    WARN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
+    return;
+  }
   FaultLayer& layer = FaultLayer::get();
   OutOfOrderQueue ooo;
   layer.reset();
@@ -315,7 +318,10 @@ TEST_CASE("a device access orders its kernels after the tensor's previous ones (
           "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
   Env& env = Env::get();
-  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) return;
+  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) {
+    WARN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
+    return;
+  }
   OutOfOrderQueue ooo;
   Kernel first("fill_u32"), second("fill_u32");
   Gate gate;
@@ -493,7 +499,10 @@ TEST_CASE("a failed clSVMAlloc is an OpenCL error naming clSVMAlloc", "[fault_re
 
 TEST_CASE("a device query that fails is reported, never read as a missing feature", "[fault_regression]") {
   Env& env = Env::get();
-  if (!env.caps.svm_fine_grain_buffer) return;
+  if (!env.caps.svm_fine_grain_buffer) {
+    WARN("not run: the device offers no fine-grained buffer SVM");
+    return;
+  }
   FaultLayer& layer = FaultLayer::get();
   layer.reset();
   { MappedTensor<float, policy::Svm> probe(env.queue, {64}, Intent::output, {policy::Svm::Grain::fine}); }
@@ -805,7 +814,10 @@ TEST_CASE("a failed upload is reported after a region write or an event the engi
 // blamed every failed event on clzero reported an error over right data.
 TEST_CASE("the engine's failed kernel of an earlier access is not reported as clzero's", "[fault_regression]") {
   Env& env = Env::get();
-  if (!env.caps.svm_fine_grain_buffer) return;
+  if (!env.caps.svm_fine_grain_buffer) {
+    WARN("not run: the device offers no fine-grained buffer SVM");
+    return;
+  }
   FaultLayer::get().reset();
   Reports reports;
   set_spin_wait(std::chrono::nanoseconds(0));

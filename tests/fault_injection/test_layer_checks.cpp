@@ -280,7 +280,10 @@ TEST_CASE("a shadow map leaves CL_MEM_USE_HOST_PTR buffers alone, whose pointer 
 #if defined(CL_VERSION_2_0)
 TEST_CASE("the layer records an SVM free while a kernel that uses the memory is pending", "[layer]") {
   Env& env = Env::get();
-  if (!env.caps.svm_fine_grain_buffer) return;
+  if (!env.caps.svm_fine_grain_buffer) {
+    WARN("not run: the device offers no fine-grained buffer SVM");
+    return;
+  }
   FaultLayer::get().reset();
   void* svm = clSVMAlloc(env.context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, 4096, 0);
   REQUIRE(svm != nullptr);
