@@ -72,7 +72,7 @@ void where_supported(const typename Policy::Options& options, const char* missin
   if (supported)
     every_intent_every_size<Policy>(options);
   else  // said, so that a run can tell a device without the memory from one whose freshness was checked
-    WARN("not run here: the device lacks " << missing << ", and the policy is refused as unsupported");
+    CLZERO_NOT_RUN("not run here: the device lacks " << missing << ", and the policy is refused as unsupported");
 }
 
 }  // namespace

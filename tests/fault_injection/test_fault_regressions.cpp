@@ -135,7 +135,10 @@ TEST_CASE("a command that ends in error leaves the tensor usable or clearly unus
 
 TEST_CASE("a failed clFlush while releasing still waits for the commands that use the memory", "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
-  if (!Env::get().caps.svm_fine_grain_buffer) return;
+  if (!Env::get().caps.svm_fine_grain_buffer) {
+    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
+    return;
+  }
   FaultLayer& layer = FaultLayer::get();
   Env& env = Env::get();
   layer.reset();
@@ -178,7 +181,10 @@ TEST_CASE("a failed clFlush while releasing still waits for the commands that us
 
 TEST_CASE("a device access whose end failed is still waited for before the memory is freed", "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
-  if (!Env::get().caps.svm_fine_grain_buffer) return;
+  if (!Env::get().caps.svm_fine_grain_buffer) {
+    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
+    return;
+  }
   FaultLayer& layer = FaultLayer::get();
   Env& env = Env::get();
   layer.reset();
@@ -236,7 +242,10 @@ struct OutOfOrderQueue {
 // construction itself: an error too.
 TEST_CASE("a view never shows data its producer could not write without an error (out-of-order queue)",
           "[fault_regression]") {
-  if (!Env::get().caps.out_of_order_queue) return;
+  if (!Env::get().caps.out_of_order_queue) {
+    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
+    return;
+  }
   FaultLayer& layer = FaultLayer::get();
   set_spin_wait(std::chrono::nanoseconds(0));
   OutOfOrderQueue ooo;
@@ -271,7 +280,7 @@ TEST_CASE("a failed marker at the end of a device access still lets the release 
 #if defined(CL_VERSION_2_0)
   Env& env = Env::get();
   if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) {
-    WARN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
+    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
     return;
   }
   FaultLayer& layer = FaultLayer::get();
@@ -319,7 +328,7 @@ TEST_CASE("a device access orders its kernels after the tensor's previous ones (
 #if defined(CL_VERSION_2_0)
   Env& env = Env::get();
   if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) {
-    WARN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
+    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
     return;
   }
   OutOfOrderQueue ooo;
@@ -500,7 +509,7 @@ TEST_CASE("a failed clSVMAlloc is an OpenCL error naming clSVMAlloc", "[fault_re
 TEST_CASE("a device query that fails is reported, never read as a missing feature", "[fault_regression]") {
   Env& env = Env::get();
   if (!env.caps.svm_fine_grain_buffer) {
-    WARN("not run: the device offers no fine-grained buffer SVM");
+    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
     return;
   }
   FaultLayer& layer = FaultLayer::get();
@@ -815,7 +824,7 @@ TEST_CASE("a failed upload is reported after a region write or an event the engi
 TEST_CASE("the engine's failed kernel of an earlier access is not reported as clzero's", "[fault_regression]") {
   Env& env = Env::get();
   if (!env.caps.svm_fine_grain_buffer) {
-    WARN("not run: the device offers no fine-grained buffer SVM");
+    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
     return;
   }
   FaultLayer::get().reset();

@@ -116,7 +116,10 @@ void persistent_read_then_write(bool unmap_waits_for_reader) {
 
 TEST_CASE("the checker reports the old Persistent read-then-write graph, whose writer may overtake the reader",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) return;  // the device has no out-of-order queue
+  if (!Env::get().caps.out_of_order_queue) {
+    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
+    return;
+  }
   Reports reports;
   persistent_read_then_write(false);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
@@ -125,7 +128,10 @@ TEST_CASE("the checker reports the old Persistent read-then-write graph, whose w
 
 TEST_CASE("the checker reports nothing once the write access's unmap also waits for the read kernel",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) return;  // the device has no out-of-order queue
+  if (!Env::get().caps.out_of_order_queue) {
+    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
+    return;
+  }
   Reports reports;
   persistent_read_then_write(true);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
@@ -264,7 +270,10 @@ void out_of_order_writer_then_reader(bool ordered) {
 
 TEST_CASE("the checker reports a writer and a reader on an out-of-order queue with nothing between them",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) return;  // the device has no out-of-order queue
+  if (!Env::get().caps.out_of_order_queue) {
+    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
+    return;
+  }
   Reports reports;
   out_of_order_writer_then_reader(false);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
@@ -273,7 +282,10 @@ TEST_CASE("the checker reports a writer and a reader on an out-of-order queue wi
 
 TEST_CASE("the checker takes an empty-list barrier and marker on an out-of-order queue as waiting for all before",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) return;  // the device has no out-of-order queue
+  if (!Env::get().caps.out_of_order_queue) {
+    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
+    return;
+  }
   Reports reports;
   out_of_order_writer_then_reader(true);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
@@ -283,7 +295,10 @@ TEST_CASE("the checker takes an empty-list barrier and marker on an out-of-order
 #if defined(CL_VERSION_2_0)
 TEST_CASE("the checker sees an SVM pointer plus an offset as a range of its allocation", "[hazard_must_fire]") {
   Env& env = Env::get();
-  if (!env.caps.svm_coarse_grain_buffer) return;  // the device has no SVM
+  if (!env.caps.svm_coarse_grain_buffer) {
+    CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
+    return;
+  }
   Reports reports;
   Queue a(0), b(0);
   auto* svm = static_cast<std::uint32_t*>(clSVMAlloc(env.context, CL_MEM_READ_WRITE, kBytes, 0));

@@ -148,7 +148,10 @@ TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier 
           "[review_defects]") {
   Env& env = Env::get();
   SECTION("Persistent, out-of-order queue") {
-    if (!env.caps.out_of_order_queue) return;
+    if (!env.caps.out_of_order_queue) {
+      CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
+      return;
+    }
     Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     reader_is_not_overtaken<policy::Persistent>({}, ooo.q, ooo.q);
   }
@@ -158,12 +161,18 @@ TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier 
   }
 #if defined(CL_VERSION_2_0)
   SECTION("coarse-grained Svm, out-of-order queue") {
-    if (!env.caps.out_of_order_queue || !env.caps.svm_coarse_grain_buffer) return;
+    if (!env.caps.out_of_order_queue || !env.caps.svm_coarse_grain_buffer) {
+      CLZERO_NOT_RUN("not run: the device offers no out-of-order queue or no coarse-grained buffer SVM");
+      return;
+    }
     Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     reader_is_not_overtaken<policy::Svm>({policy::Svm::Grain::coarse}, ooo.q, ooo.q);
   }
   SECTION("coarse-grained Svm, reader on a second queue") {
-    if (!env.caps.svm_coarse_grain_buffer) return;
+    if (!env.caps.svm_coarse_grain_buffer) {
+      CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
+      return;
+    }
     Queue second(0);
     reader_is_not_overtaken<policy::Svm>({policy::Svm::Grain::coarse}, env.queue, second.q);
   }
@@ -220,14 +229,23 @@ TEST_CASE("D-review-2: an input used again without a host write keeps its conten
   SECTION("Auto") { input_keeps_its_contents<policy::Auto>({}); }
 #if defined(CL_VERSION_2_0)
   SECTION("fine-grained Svm") {
-    if (env.caps.svm_fine_grain_buffer) input_keeps_its_contents<policy::Svm>({policy::Svm::Grain::fine});
+    if (env.caps.svm_fine_grain_buffer)
+      input_keeps_its_contents<policy::Svm>({policy::Svm::Grain::fine});
+    else
+      CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
   }
   SECTION("coarse-grained Svm") {
-    if (env.caps.svm_coarse_grain_buffer) input_keeps_its_contents<policy::Svm>({policy::Svm::Grain::coarse});
+    if (env.caps.svm_coarse_grain_buffer)
+      input_keeps_its_contents<policy::Svm>({policy::Svm::Grain::coarse});
+    else
+      CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
   }
 #endif
   SECTION("UnifiedHost") {
-    if (env.caps.intel_usm_host) input_keeps_its_contents<policy::UnifiedHost>({});
+    if (env.caps.intel_usm_host)
+      input_keeps_its_contents<policy::UnifiedHost>({});
+    else
+      CLZERO_NOT_RUN("not run: the device offers no Intel USM host allocations");
   }
 }
 
@@ -305,14 +323,23 @@ TEST_CASE("Issue 13 item 4: input arena parts written one at a time keep the oth
   SECTION("Auto") { parts_written_one_at_a_time<policy::Auto>({}); }
 #if defined(CL_VERSION_2_0)
   SECTION("fine-grained Svm") {
-    if (env.caps.svm_fine_grain_buffer) parts_written_one_at_a_time<policy::Svm>({policy::Svm::Grain::fine});
+    if (env.caps.svm_fine_grain_buffer)
+      parts_written_one_at_a_time<policy::Svm>({policy::Svm::Grain::fine});
+    else
+      CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
   }
   SECTION("coarse-grained Svm") {
-    if (env.caps.svm_coarse_grain_buffer) parts_written_one_at_a_time<policy::Svm>({policy::Svm::Grain::coarse});
+    if (env.caps.svm_coarse_grain_buffer)
+      parts_written_one_at_a_time<policy::Svm>({policy::Svm::Grain::coarse});
+    else
+      CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
   }
 #endif
   SECTION("UnifiedHost") {
-    if (env.caps.intel_usm_host) parts_written_one_at_a_time<policy::UnifiedHost>({});
+    if (env.caps.intel_usm_host)
+      parts_written_one_at_a_time<policy::UnifiedHost>({});
+    else
+      CLZERO_NOT_RUN("not run: the device offers no Intel USM host allocations");
   }
 }
 
@@ -362,7 +389,10 @@ TEST_CASE("D-review-8: read-only accesses do not hold events the tensor no longe
   }
 #if defined(CL_VERSION_2_0)
   SECTION("coarse-grained Svm") {
-    if (!env.caps.svm_coarse_grain_buffer) return;
+    if (!env.caps.svm_coarse_grain_buffer) {
+      CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
+      return;
+    }
     MappedTensor<std::uint32_t, policy::Svm> t(env.context, env.queue, {n}, Intent::output,
                                               {policy::Svm::Grain::coarse});
     run(t);
@@ -484,6 +514,8 @@ TEST_CASE("D-review-5: handing out a device access's wait list submits the tenso
   SECTION("coarse-grained Svm, output (unmap)") {
     if (Env::get().caps.svm_coarse_grain_buffer)
       flushed_after_enqueue(calls_of_device_access<policy::Svm>({policy::Svm::Grain::coarse}, Intent::output));
+    else
+      CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
   }
 #endif
 }

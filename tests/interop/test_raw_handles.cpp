@@ -127,7 +127,7 @@ TEST_CASE("the cl_mem lives on while the engine holds a reference to it", "[raw]
 TEST_CASE("SVM kernel arguments set by hand from DeviceAccess::svm_pointer see fresh data", "[raw]") {
   Env& env = Env::get();
   if (!env.caps.svm_any()) {
-    WARN("the device offers no buffer SVM; nothing to check here");
+    CLZERO_NOT_RUN("the device offers no buffer SVM; nothing to check here");
     return;
   }
   constexpr std::size_t n = 4099;

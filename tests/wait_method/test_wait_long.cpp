@@ -148,12 +148,12 @@ void long_then_short(Tensor& t, const char* name) {
 bool polling_cpu_device(detail::WaitMethod& w) {
   Env& env = Env::get();
   if (!env.caps.is_cpu()) {
-    WARN("not run: not a CPU device (the long wait bounds polling on CPU devices only)");
+    CLZERO_NOT_RUN("not run: not a CPU device (the long wait bounds polling on CPU devices only)");
     return false;
   }
   w = detail::wait_method(env.context, env.device);
   if (!w.poll) {
-    WARN("not run: the device's views do not poll (" << w.reason << ")");
+    CLZERO_NOT_RUN("not run: the device's views do not poll (" << w.reason << ")");
     return false;
   }
   return true;
@@ -181,7 +181,7 @@ TEST_CASE("On a CPU device a view blocks at once after a long wait", "[wait_long
     long_then_short(per_inference, "MapPerInference");
   }
   if (w.map_at_view && !env.caps.svm_fine_grain_buffer)
-    WARN("not run: buffer views map at the view and the device has no fine-grained SVM");
+    CLZERO_NOT_RUN("not run: buffer views map at the view and the device has no fine-grained SVM");
   if (env.caps.svm_fine_grain_buffer) {
     MappedTensor<std::uint32_t, policy::Svm> fine(env.context, env.queue, {n}, Intent::output,
                                                   policy::Svm::Options{policy::Svm::Grain::fine});
