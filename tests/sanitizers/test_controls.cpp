@@ -9,18 +9,21 @@
 #include "support/catch.hpp"
 
 TEST_CASE("control: a heap buffer overflow", "[.control_address]") {
+  SUCCEED("reached: the overflow below must be reported");  // the run passes unless the sanitizer stops it
   volatile int* p = new int[4];
   p[4] = 1;  // one past the end
   delete[] p;
 }
 
 TEST_CASE("control: a leak", "[.control_leak]") {
+  SUCCEED("reached: the leak below must be reported");  // the run passes unless the sanitizer stops it
   static volatile int* leaked = nullptr;
   leaked = new int[64];
   leaked = nullptr;  // the only pointer is gone: LeakSanitizer reports it at exit
 }
 
 TEST_CASE("control: a signed integer overflow", "[.control_undefined]") {
+  SUCCEED("reached: the overflow below must be reported");  // the run passes unless the sanitizer stops it
   volatile int big = INT_MAX;
   volatile int sum = big + 1;
   (void)sum;
