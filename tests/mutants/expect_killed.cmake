@@ -40,6 +40,11 @@ if(DEFINED SKIP AND NOT SKIP STREQUAL "" AND "${out}" MATCHES "${SKIP}")
   message("mutant not judged: its test did not run here")
   return()
 endif()
+# A filter that names no test case runs nothing (Catch2 2.13 then exits with
+# 0, which would read as a surviving mutant): say what happened instead.
+if("${out}" MATCHES "No test cases matched")
+  message(FATAL_ERROR "the mutant's test program ran no test case: its arguments (${ARG}) match none")
+endif()
 if(NOT rc MATCHES "^[0-9]+$")
   message(FATAL_ERROR "the mutant's test ended by a signal (${rc}), not by the check that stands for the fix")
 endif()

@@ -182,11 +182,13 @@ TEST_CASE("On a CPU device a view blocks at once after a long wait", "[wait_long
   }
   if (w.map_at_view && !env.caps.svm_fine_grain_buffer)
     CLZERO_NOT_RUN("not run: buffer views map at the view and the device has no fine-grained SVM");
+#if defined(CL_VERSION_2_0)
   if (env.caps.svm_fine_grain_buffer) {
     MappedTensor<std::uint32_t, policy::Svm> fine(env.context, env.queue, {n}, Intent::output,
                                                   policy::Svm::Options{policy::Svm::Grain::fine});
     long_then_short(fine, "Svm (fine)");
   }
+#endif
 }
 
 namespace {

@@ -109,6 +109,7 @@ int nanosleep(const struct timespec* request, struct timespec* remaining) {
 using namespace clzero;
 using namespace clzero_test;
 
+#if defined(CL_VERSION_2_0)
 namespace {
 
 // Five inferences through `t`: a kernel writes values new each time, the
@@ -188,3 +189,13 @@ TEST_CASE("A map at the view needs most blocks and all rounds", "[wait_svm_block
     CHECK(w.svm_map_at_view == (slowed == 3));
   }
 }
+#else
+// Built below OpenCL 2.0 (CLZERO_TEST_CL_VERSION): no policy::Svm to measure.
+TEST_CASE("Coarse-grained SVM views map at the view by their own measurement, not the buffer's", "[wait_svm]") {
+  CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM to a build below OpenCL 2.0");
+}
+
+TEST_CASE("A map at the view needs most blocks and all rounds", "[wait_svm_blocks]") {
+  CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM to a build below OpenCL 2.0");
+}
+#endif  // CL_VERSION_2_0
