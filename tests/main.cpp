@@ -1,20 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The test runner's main, for Catch2 2.13 and 3. A test case or section that
-// makes no assertion fails, as with Catch2's `-w NoAssertions`, always on: a
-// check that a device without some feature turns into nothing must say so
-// (CLZERO_NOT_RUN, support/catch.hpp) instead of passing in silence.
-#if CLZERO_CATCH2_MAJOR == 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
+// The test runner's main, for Catch2 2.13 and 3 (support/runner.hpp: a test
+// case or section that makes no assertion fails).
+#include "support/runner.hpp"
 
-int main(int argc, char* argv[]) {
-  Catch::Session session;
-  const int rc = session.applyCommandLine(argc, argv);
-  if (rc != 0) return rc;
-  auto& config = session.configData();
-  config.warnings = static_cast<Catch::WarnAbout::What>(config.warnings | Catch::WarnAbout::NoAssertions);
-  return session.run();
-}
+int main(int argc, char* argv[]) { return clzero_test::run_tests(argc, argv); }

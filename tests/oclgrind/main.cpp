@@ -7,22 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#if CLZERO_CATCH2_MAJOR == 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
+#include "../support/runner.hpp"
 
 int main(int argc, char** argv) {
-  // As tests/main.cpp: a test case or section that makes no assertion fails.
-  Catch::Session session;
-  int result = session.applyCommandLine(argc, argv);
-  if (result == 0) {
-    auto& config = session.configData();
-    config.warnings = static_cast<Catch::WarnAbout::What>(config.warnings | Catch::WarnAbout::NoAssertions);
-    result = session.run();
-  }
+  const int result = clzero_test::run_tests(argc, argv);
   std::fflush(nullptr);
   std::_Exit(result);
 }
