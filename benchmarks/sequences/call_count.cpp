@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace clzero_seq {
@@ -30,6 +32,12 @@ const char* const kNames[] = {
 };
 
 std::atomic<long long> g_counts[kEntries];
+// The order of the calls while tracing: entry numbers, in a buffer made
+// before tracing starts, so that tracing allocates nothing.
+std::atomic<bool> g_tracing{false};
+std::vector<unsigned char> g_trace;
+std::size_t g_traced = 0;
+static_assert(kEntries <= 256, "an entry's number is stored in one byte");
 std::atomic<long long> g_wrapped_calls{0};
 
 // The null device (set_null_device): commands are not made; an event asked
@@ -73,6 +81,10 @@ cl_int answer(const T& value, std::size_t size, void* out, std::size_t* size_ret
 inline void count(Entry e) {
   g_wrapped_calls.fetch_add(1, std::memory_order_relaxed);
   if (g_counting.load(std::memory_order_relaxed)) g_counts[e].fetch_add(1, std::memory_order_relaxed);
+  if (g_tracing.load(std::memory_order_relaxed)) {
+    if (g_traced < g_trace.size()) g_trace[g_traced] = static_cast<unsigned char>(e);
+    ++g_traced;
+  }
 }
 
 template <class Fn>
@@ -97,6 +109,23 @@ std::vector<std::pair<std::string, long long>> stop_counting_calls() {
   std::vector<std::pair<std::string, long long>> out;
   for (int i = 0; i < kEntries; ++i)
     if (const long long c = g_counts[i].load(); c != 0) out.emplace_back(kNames[i], c);
+  return out;
+}
+
+void start_tracing_calls() {
+  g_trace.assign(kMaxTracedCalls, 0);
+  g_traced = 0;
+  g_tracing.store(true);
+}
+
+std::vector<std::string> stop_tracing_calls() {
+  g_tracing.store(false);
+  if (g_traced > g_trace.size())
+    throw std::length_error("stop_tracing_calls: " + std::to_string(g_traced) + " calls were made, more than the " +
+                            std::to_string(g_trace.size()) + " the trace holds");
+  std::vector<std::string> out;
+  out.reserve(g_traced);
+  for (std::size_t i = 0; i < g_traced; ++i) out.emplace_back(kNames[g_trace[i]]);
   return out;
 }
 

@@ -19,6 +19,13 @@ namespace clzero_seq {
 void start_counting_calls();
 /// Stops and returns (entry point, calls) for every entry point called.
 std::vector<std::pair<std::string, long long>> stop_counting_calls();
+/// Starts recording, in order, the entry points called (at most
+/// kMaxTracedCalls; single-threaded use only).
+void start_tracing_calls();
+/// Stops and returns the entry points called since start_tracing_calls(),
+/// in order; throws std::length_error if more were called than it can hold.
+std::vector<std::string> stop_tracing_calls();
+constexpr std::size_t kMaxTracedCalls = 1u << 20;
 /// Whether the interposition is in place (the executable's own definitions
 /// of the entry points are the ones called).
 bool call_counting_works();
