@@ -324,6 +324,24 @@ inline void wait_for(EventList& events, const HostWait& w, const char* doing) {
   check(rc, "clWaitForEvents", doing);
 }
 
+/// wait_for, except that events that completed are moved into `seen`
+/// (releasing what it held) instead of being released now: the caller
+/// releases them later, away from the moment they completed. On PoCL 3.1
+/// (2 vCPUs), releasing a kernel's event as soon as a poll had seen it
+/// complete cost a 4 B or 4 KiB inference 3 to 7%, against the same calls
+/// with the release made at the next inference (tests/call_parity).
+inline void wait_for(EventList& events, const HostWait& w, const char* doing, EventList& seen) {
+  if (events.empty()) return;
+  const cl_int rc = await(events, w);
+  if (rc == CL_SUCCESS) {
+    seen.clear();
+    seen.swap(events);
+    return;
+  }
+  if (all_finished(events)) events.clear();
+  check(rc, "clWaitForEvents", doing);
+}
+
 /// For cleanup paths: never throws and never gives up early. A failed flush
 /// or wait is reported, then the events are polled until every one has
 /// finished (or a minute has passed), so that memory is never freed or

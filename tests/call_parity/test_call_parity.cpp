@@ -367,7 +367,7 @@ TEST_CASE("CopyToPinned makes no call the hand-written read into pinned memory d
 // hand-written sequence does, not as soon as the view has seen it complete:
 // on PoCL 3.1 (2 vCPUs) that early release cost 3 to 7% of a 4 B or 4 KiB
 // inference (docs/benchmarks.md, "Every legal sequence against clzero").
-TEST_CASE("Svm over fine-grained buffers makes the hand-written fine SVM sequence's calls, in its order",
+TEST_CASE("Svm over fine-grained buffers makes the hand-written fine SVM sequence's calls in its order",
           "[call_parity]") {
 #if defined(CL_VERSION_2_0)
   if (!Env::get().caps.svm_fine_grain_buffer) {

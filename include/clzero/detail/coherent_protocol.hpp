@@ -8,7 +8,8 @@
 //   allocate   the storage, zeroed by the host (no command uses it yet).
 //   to device  nothing: the pointer is the kernel argument.
 //   to host    remember the events that used the tensor.
-//   host view  wait for those events only.
+//   host view  wait for those events only; they are released at the next
+//              device access, not as the wait sees them complete.
 //   release    wait for those events, then free.
 #pragma once
 
@@ -39,7 +40,10 @@ class Coherent {
   /// Nothing to unmap; the kernels wait for the previous access's commands
   /// (its kernels, or the marker that stands for them), which on an
   /// out-of-order queue nothing else orders them after.
-  void to_device(Access /*access*/, bool /*host_wrote*/, EventList& waits) { waits.append(in_flight_); }
+  void to_device(Access /*access*/, bool /*host_wrote*/, EventList& waits) {
+    waits.append(in_flight_);
+    seen_.clear();
+  }
 
   void to_host(Access /*access*/, EventList& used_by) {
     in_flight_.clear();
@@ -47,7 +51,7 @@ class Coherent {
   }
 
   void* host_pointer(bool /*overwrite_all*/) {
-    wait_for(in_flight_, q_.host_wait, who_);
+    wait_for(in_flight_, q_.host_wait, who_, seen_);
     return storage_.svm_pointer();
   }
 
@@ -68,6 +72,7 @@ class Coherent {
   Storage storage_;
   const char* who_;
   EventList in_flight_;  // the commands of the last device access
+  EventList seen_;       // in_flight_ once a view saw them complete, until the next access
 };
 
 }  // namespace detail
