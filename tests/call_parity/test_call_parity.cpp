@@ -365,8 +365,10 @@ TEST_CASE("CopyToPinned makes no call the hand-written read into pinned memory d
 
 // The event of the kernel is released at the next inference, as the
 // hand-written sequence does, not as soon as the view has seen it complete:
-// on PoCL 3.1 (2 vCPUs) that early release cost 3 to 7% of a 4 B or 4 KiB
-// inference (docs/benchmarks.md, "Every legal sequence against clzero").
+// on PoCL 3.1 (2 vCPUs) that early release was the gap between Auto and the
+// hand-written svm_fine.poll at 4 B and 4 KiB (docs/benchmarks.md, "Every
+// legal sequence against clzero", against the runs of dc217b3's headers in
+// docs/logs/ci/38-sequences-pocl31/json-dc217b3/).
 TEST_CASE("Svm over fine-grained buffers makes the hand-written fine SVM sequence's calls in its order",
           "[call_parity]") {
 #if defined(CL_VERSION_2_0)

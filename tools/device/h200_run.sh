@@ -115,7 +115,9 @@ fi
   cmake --version | head -1
   nvcc --version 2>&1 | tail -2
   dpkg -l ocl-icd-libopencl1 pocl-opencl-icd 2>&1 | tail -2
-  git -C "$root" log --oneline -1 2>&1
+  # The tree built: COMMIT where the caller wrote one (the machine's copy of
+  # the repository's history may be older than the working tree it got).
+  if [ -f "$root/COMMIT" ]; then echo "tree of commit $(cat "$root/COMMIT") (COMMIT)"; else git -C "$root" log --oneline -1 2>&1; fi
   echo "clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>&1)"
   c++ -O2 -std=c++17 tools/device/clock_cost.cpp -o /tmp/clzero_clock_cost && /tmp/clzero_clock_cost
 } > "$out/machine.txt" 2>&1
