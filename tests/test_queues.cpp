@@ -62,10 +62,7 @@ TEST_CASE("an out-of-order queue gives fresh data when events are handed in", "[
 }
 
 TEST_CASE("an out-of-order queue gives fresh data even without recorded events", "[queues]") {
-  if (!out_of_order_supported()) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue (the test above covers it)");
-    return;
-  }
+  CLZERO_NEEDS(out_of_order_supported(), "out-of-order queue (the test above covers it)");
   Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   Env& env = Env::get();
   MappedTensor<std::uint32_t, policy::Persistent> t(env.context, ooo.q, {65536}, Intent::output, {});
@@ -90,10 +87,7 @@ TEST_CASE("an out-of-order queue gives fresh data even without recorded events",
 }
 
 TEST_CASE("a barrier orders a library call that takes no wait list", "[queues]") {
-  if (!out_of_order_supported()) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue (an in-order queue orders the call anyway)");
-    return;
-  }
+  CLZERO_NEEDS(out_of_order_supported(), "out-of-order queue (an in-order queue orders the call anyway)");
   Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   Env& env = Env::get();
   MappedTensor<std::uint32_t, policy::Persistent> t(env.context, ooo.q, {65536}, Intent::output, {});

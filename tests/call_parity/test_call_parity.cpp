@@ -61,7 +61,7 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 namespace {
 
 constexpr cl_uint kN = 1024;
-long long g_allocations = 0;  // operator new calls of the last logged() window
+long long g_allocations = 0;       // operator new calls of the last logged() window
 std::vector<std::string> g_order;  // the calls of the last logged() window, in order
 constexpr int kWarm = 4, kCounted = 16;
 
@@ -192,8 +192,8 @@ Counts hand_written_copy_to_pinned(Wait w, std::size_t& wrong) {
   cl_mem device = device_owned.get(), staging = staging_owned.get();
   ok(clSetKernelArg(fill.k, 0, sizeof device, &device), "clSetKernelArg");
   cl_int rc = CL_SUCCESS;
-  void* host = clEnqueueMapBuffer(env.queue, staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kN * 4, 0, nullptr,
-                                  nullptr, &rc);
+  void* host =
+      clEnqueueMapBuffer(env.queue, staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kN * 4, 0, nullptr, nullptr, &rc);
   ok(rc, "clEnqueueMapBuffer");
   const Counts c = logged([&](cl_uint iter) {
     enqueue_fill(fill.k, iter, nullptr);
@@ -297,11 +297,12 @@ std::string first_difference(const std::vector<std::string>& lib, const std::vec
   std::ostringstream s;
   const auto around = [&](const std::vector<std::string>& v) {
     std::ostringstream o;
-    for (std::size_t i = at >= 3 ? at - 3 : 0; i < v.size() && i < at + 4; ++i) o << (i == at ? "> " : "") << v[i] << " ";
+    for (std::size_t i = at >= 3 ? at - 3 : 0; i < v.size() && i < at + 4; ++i)
+      o << (i == at ? "> " : "") << v[i] << " ";
     return o.str();
   };
-  s << "call " << at << " of " << lib.size() << " (clzero) and " << hand.size() << " (hand-written):\n  clzero:       "
-    << around(lib) << "\n  hand-written: " << around(hand);
+  s << "call " << at << " of " << lib.size() << " (clzero) and " << hand.size()
+    << " (hand-written):\n  clzero:       " << around(lib) << "\n  hand-written: " << around(hand);
   return s.str();
 }
 

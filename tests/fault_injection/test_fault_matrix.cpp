@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
-#include "support/catch.hpp"
 #include "harness/fault_layer.hpp"
 #include "harness/scenario.hpp"
+#include "support/catch.hpp"
 #include "support/test_env.hpp"
 
 using namespace clzero;
@@ -46,9 +46,12 @@ std::vector<Injection> injections_for(const std::string& api) {
     return {{CL_MEM_OBJECT_ALLOCATION_FAILURE, now}, {CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}};
   if (api == "clSVMAlloc") return {{CL_MEM_OBJECT_ALLOCATION_FAILURE, now}};  // NULL is its only signal
   if (api == "clEnqueueMapBuffer")
-    return {{CL_MAP_FAILURE, now}, {CL_MEM_OBJECT_ALLOCATION_FAILURE, now}, {CL_OUT_OF_RESOURCES, now},
+    return {{CL_MAP_FAILURE, now},
+            {CL_MEM_OBJECT_ALLOCATION_FAILURE, now},
+            {CL_OUT_OF_RESOURCES, now},
             {CL_MAP_FAILURE, later}};
-  if (api == "clEnqueueSVMMap") return {{CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}, {CL_OUT_OF_RESOURCES, later}};
+  if (api == "clEnqueueSVMMap")
+    return {{CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}, {CL_OUT_OF_RESOURCES, later}};
   if (api == "clEnqueueUnmapMemObject" || api == "clEnqueueSVMUnmap")
     return {{CL_OUT_OF_RESOURCES, now}, {CL_OUT_OF_HOST_MEMORY, now}};
   if (api == "clEnqueueFillBuffer" || api == "clEnqueueSVMMemFill" || api == "clEnqueueReadBuffer" ||
@@ -95,7 +98,8 @@ class Table {
         auto it = cells_.find({p, s});
         std::string cell;
         if (it != cells_.end())
-          for (const auto& o : it->second) cell += (cell.empty() ? "" : "<br>") + o.first + " " + std::to_string(o.second);
+          for (const auto& o : it->second)
+            cell += (cell.empty() ? "" : "<br>") + o.first + " " + std::to_string(o.second);
         f << ' ' << (cell.empty() ? "·" : cell) << " |";
       }
       f << '\n';
@@ -172,7 +176,8 @@ void every_fault(const std::string& subject, const Run& run) {
   const bool verbose = std::getenv("CLZERO_FAULT_VERBOSE") != nullptr;
   for (Intent intent : {Intent::output, Intent::input, Intent::inout}) {
     INFO(subject << ", intent " << to_string(intent));
-    if (const char* only = std::getenv("CLZERO_FAULT_SUBJECT"); only != nullptr && subject.find(only) == std::string::npos) {
+    if (const char* only = std::getenv("CLZERO_FAULT_SUBJECT");
+        only != nullptr && subject.find(only) == std::string::npos) {
       CLZERO_NOT_RUN("not run: CLZERO_FAULT_SUBJECT names another subject");
       return;
     }
@@ -199,10 +204,12 @@ void every_fault(const std::string& subject, const Run& run) {
         std::string outcome = to_string(o.after);
         std::vector<std::string> problems = o.problems;
         if (o.after == Outcome::After::unaffected) {
-          if (absorbed_rightly(o, api)) outcome = "absorbed, data right";
+          if (absorbed_rightly(o, api))
+            outcome = "absorbed, data right";
           else if (marker_of_consumed_input(o, api, injection, intent))
             outcome = "absorbed: the input was consumed, nothing stale read";
-          else problems.push_back("the fault never reached the application: no error was thrown or reported");
+          else
+            problems.push_back("the fault never reached the application: no error was thrown or reported");
         } else if (!names_the_fault(o, api, injection)) {
           problems.push_back("no error names " + api + " with " + error_name(injection.code));
         }
@@ -275,10 +282,7 @@ Run unordered(typename Policy::Options options, cl_command_queue q) {
 
 TEST_CASE("every fault on an out-of-order queue without recorded events is reported and leaks nothing",
           "[fault_out_of_order]") {
-  if (!Env::get().caps.out_of_order_queue) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.out_of_order_queue, "out-of-order queue");
   OutOfOrderQueue ooo;
   every_fault("Persistent, out of order", unordered<policy::Persistent>({}, ooo.q));
   every_fault("MapPerInference, out of order", unordered<policy::MapPerInference>({}, ooo.q));

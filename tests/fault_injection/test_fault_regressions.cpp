@@ -7,8 +7,8 @@
 #include <clzero/clzero.hpp>
 
 #include <chrono>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -103,7 +103,7 @@ void command_ending_in_error(const typename Policy::Options& options, Intent int
   layer.arm(call, nth, CL_OUT_OF_RESOURCES, CLZERO_FAULT_ASYNC);
   {
     MappedTensor<std::uint32_t, Policy> t(Env::get().context, Env::get().queue, {scenario_detail::kElements}, intent,
-                                         options);
+                                          options);
     std::string first;
     for (std::uint32_t iter = 1; iter <= 3 && first.empty(); ++iter) first = try_inference(t, iter);
     INFO(Policy::name << ", intent " << to_string(intent) << ": " << call << " #" << nth
@@ -135,10 +135,7 @@ TEST_CASE("a command that ends in error leaves the tensor usable or clearly unus
 
 TEST_CASE("a failed clFlush while releasing still waits for the commands that use the memory", "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
-  if (!Env::get().caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.svm_fine_grain_buffer, "fine-grained buffer SVM");
   FaultLayer& layer = FaultLayer::get();
   Env& env = Env::get();
   layer.reset();
@@ -148,7 +145,7 @@ TEST_CASE("a failed clFlush while releasing still waits for the commands that us
   std::thread opener;
   {
     MappedTensor<std::uint32_t, policy::Svm> t(env.context, env.queue, {4096}, Intent::output,
-                                              {policy::Svm::Grain::fine});
+                                               {policy::Svm::Grain::fine});
     {
       auto dev = t.device_access();
       dev.bind(fill.k, 0);
@@ -177,16 +174,13 @@ TEST_CASE("a failed clFlush while releasing still waits for the commands that us
   INFO(violations());
   CHECK_FALSE(any_violation_mentions("freed while a kernel that uses it has not completed"));
 #else
-  CLZERO_NOT_RUN("not run: built without OpenCL 2.0 (CL_TARGET_OPENCL_VERSION below 200)");
+  CLZERO_NOT_RUN_BELOW_CL20();
 #endif
 }
 
 TEST_CASE("a device access whose end failed is still waited for before the memory is freed", "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
-  if (!Env::get().caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.svm_fine_grain_buffer, "fine-grained buffer SVM");
   FaultLayer& layer = FaultLayer::get();
   Env& env = Env::get();
   layer.reset();
@@ -196,7 +190,7 @@ TEST_CASE("a device access whose end failed is still waited for before the memor
   std::thread opener;
   {
     MappedTensor<std::uint32_t, policy::Svm> t(env.context, env.queue, {4096}, Intent::output,
-                                              {policy::Svm::Grain::fine});
+                                               {policy::Svm::Grain::fine});
     auto dev = t.device_access();
     dev.bind(fill.k, 0);
     {
@@ -222,7 +216,7 @@ TEST_CASE("a device access whose end failed is still waited for before the memor
   INFO(violations());
   CHECK_FALSE(any_violation_mentions("freed while a kernel that uses it has not completed"));
 #else
-  CLZERO_NOT_RUN("not run: built without OpenCL 2.0 (CL_TARGET_OPENCL_VERSION below 200)");
+  CLZERO_NOT_RUN_BELOW_CL20();
 #endif
 }
 
@@ -246,10 +240,7 @@ struct OutOfOrderQueue {
 // construction itself: an error too.
 TEST_CASE("a view never shows data its producer could not write without an error (out-of-order queue)",
           "[fault_regression]") {
-  if (!Env::get().caps.out_of_order_queue) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.out_of_order_queue, "out-of-order queue");
   FaultLayer& layer = FaultLayer::get();
   set_spin_wait(std::chrono::nanoseconds(0));
   OutOfOrderQueue ooo;
@@ -262,7 +253,7 @@ TEST_CASE("a view never shows data its producer could not write without an error
     std::string error;
     try {
       MappedTensor<std::uint32_t, policy::Persistent> t(Env::get().context, ooo.q, {scenario_detail::kElements},
-                                                       Intent::output);
+                                                        Intent::output);
       inference(t, kernels, 1, out, false);
     } catch (const Error& e) {
       error = e.what();
@@ -283,10 +274,8 @@ TEST_CASE("a failed marker at the end of a device access still lets the release 
           "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
   Env& env = Env::get();
-  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.out_of_order_queue && env.caps.svm_fine_grain_buffer,
+               "out-of-order queue or no fine-grained buffer SVM");
   FaultLayer& layer = FaultLayer::get();
   OutOfOrderQueue ooo;
   layer.reset();
@@ -320,7 +309,7 @@ TEST_CASE("a failed marker at the end of a device access still lets the release 
   INFO(violations());
   CHECK_FALSE(any_violation_mentions("freed while a kernel that uses it has not completed"));
 #else
-  CLZERO_NOT_RUN("not run: built without OpenCL 2.0 (CL_TARGET_OPENCL_VERSION below 200)");
+  CLZERO_NOT_RUN_BELOW_CL20();
 #endif
 }
 
@@ -333,10 +322,8 @@ TEST_CASE("a device access orders its kernels after the tensor's previous ones (
           "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
   Env& env = Env::get();
-  if (!env.caps.out_of_order_queue || !env.caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue or no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.out_of_order_queue && env.caps.svm_fine_grain_buffer,
+               "out-of-order queue or no fine-grained buffer SVM");
   OutOfOrderQueue ooo;
   Kernel first("fill_u32"), second("fill_u32");
   Gate gate;
@@ -380,7 +367,7 @@ TEST_CASE("a device access orders its kernels after the tensor's previous ones (
   for (std::uint32_t i = 0; i < n; ++i) wrong += view[i] != value(i, 2);
   CHECK(wrong == 0);
 #else
-  CLZERO_NOT_RUN("not run: built without OpenCL 2.0 (CL_TARGET_OPENCL_VERSION below 200)");
+  CLZERO_NOT_RUN_BELOW_CL20();
 #endif
 }
 
@@ -449,12 +436,14 @@ TEST_CASE("MapPerInference waits for its last unmap even when keeping the unmap'
 // On an in-order queue the view's unmap is enqueued without an event (the
 // queue orders what follows): the release must still wait for it, and a
 // failed marker falls back to a barrier.
-TEST_CASE("MapPerInference and Persistent wait at release for an unmap enqueued without an event", "[fault_regression]") {
+TEST_CASE("MapPerInference and Persistent wait at release for an unmap enqueued without an event",
+          "[fault_regression]") {
   FaultLayer& layer = FaultLayer::get();
   Env& env = Env::get();
   for (bool marker_fails : {false, true}) {
     for (bool persistent : {false, true}) {
-      INFO((persistent ? "Persistent" : "MapPerInference") << (marker_fails ? ", clEnqueueMarkerWithWaitList fails" : ""));
+      INFO((persistent ? "Persistent" : "MapPerInference")
+           << (marker_fails ? ", clEnqueueMarkerWithWaitList fails" : ""));
       layer.reset();
       Reports reports;
       Gate gate;
@@ -516,10 +505,7 @@ TEST_CASE("a failed clSVMAlloc is an OpenCL error naming clSVMAlloc", "[fault_re
 
 TEST_CASE("a device query that fails is reported, never read as a missing feature", "[fault_regression]") {
   Env& env = Env::get();
-  if (!env.caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.svm_fine_grain_buffer, "fine-grained buffer SVM");
   FaultLayer& layer = FaultLayer::get();
   layer.reset();
   { MappedTensor<float, policy::Svm> probe(env.queue, {64}, Intent::output, {policy::Svm::Grain::fine}); }
@@ -703,9 +689,9 @@ namespace {
 
 // How the engine hands its kernels the tensor in failed_upload_then_read.
 enum class Engine {
-  readme,         // wait_list(queue) (empty on the tensor's queue), no event back
-  readme_event,   // the same, and the kernel's event handed back
-  asked_list,     // wait_list() for the kernel, then another kernel's event handed back
+  readme,        // wait_list(queue) (empty on the tensor's queue), no event back
+  readme_event,  // the same, and the kernel's event handed back
+  asked_list,    // wait_list() for the kernel, then another kernel's event handed back
 };
 // What the host does after the inference.
 enum class Host {
@@ -775,8 +761,8 @@ std::string failed_upload_then_read(Engine engine, Host host) {
         wrong += view[i] != value(i, iter) * 3u + iter;
         view[i] += 1;
       }
-      result = "the write view opened without an error; " + std::to_string(wrong) + " of " +
-               std::to_string(kElements) + " elements it read were wrong";
+      result = "the write view opened without an error; " + std::to_string(wrong) + " of " + std::to_string(kElements) +
+               " elements it read were wrong";
     }
     if (host != Host::whole_update) {
       auto view = t.read_view();
@@ -807,8 +793,7 @@ std::string failed_upload_then_read(Engine engine, Host host) {
 // a later kernel ordered after the failed one by the queue alone); and a
 // write view of a whole inout tensor dropped it, though such a view maps for
 // reading too and the host may update what it reads.
-TEST_CASE("a failed upload is reported after a region write or an event the engine handed back",
-          "[fault_regression]") {
+TEST_CASE("a failed upload is reported after a region write or an event the engine handed back", "[fault_regression]") {
   FaultLayer::get().reset();
   Reports reports;
   set_spin_wait(std::chrono::nanoseconds(0));
@@ -831,10 +816,7 @@ TEST_CASE("a failed upload is reported after a region write or an event the engi
 TEST_CASE("the engine's failed kernel of an earlier access is not reported as clzero's", "[fault_regression]") {
 #if defined(CL_VERSION_2_0)
   Env& env = Env::get();
-  if (!env.caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.svm_fine_grain_buffer, "fine-grained buffer SVM");
   FaultLayer::get().reset();
   Reports reports;
   set_spin_wait(std::chrono::nanoseconds(0));
@@ -876,6 +858,6 @@ TEST_CASE("the engine's failed kernel of an earlier access is not reported as cl
   CHECK(wrong == 0);
   CHECK(violations() == "");
 #else
-  CLZERO_NOT_RUN("not run: built without OpenCL 2.0 (CL_TARGET_OPENCL_VERSION below 200)");
+  CLZERO_NOT_RUN_BELOW_CL20();
 #endif
 }

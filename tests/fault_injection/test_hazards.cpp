@@ -116,22 +116,17 @@ void persistent_read_then_write(bool unmap_waits_for_reader) {
 
 TEST_CASE("the checker reports the old Persistent read-then-write graph, whose writer may overtake the reader",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.out_of_order_queue, "out-of-order queue");
   Reports reports;
   persistent_read_then_write(false);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
-  CHECK(reports.named({"read by #", "clEnqueueNDRangeKernel(copy_u32)", "write by #", "clEnqueueNDRangeKernel(fill_u32)"}));
+  CHECK(reports.named(
+      {"read by #", "clEnqueueNDRangeKernel(copy_u32)", "write by #", "clEnqueueNDRangeKernel(fill_u32)"}));
 }
 
 TEST_CASE("the checker reports nothing once the write access's unmap also waits for the read kernel",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.out_of_order_queue, "out-of-order queue");
   Reports reports;
   persistent_read_then_write(true);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
@@ -149,8 +144,8 @@ TEST_CASE("the checker reports a writer on one queue and a reader on another wit
   ok(clFinish(a.q), "clFinish");
   ok(clFinish(b.q), "clFinish");
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
-  CHECK(reports.named({"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #", "clEnqueueNDRangeKernel(copy_u32)",
-                       "no order between them"}));
+  CHECK(reports.named({"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #",
+                       "clEnqueueNDRangeKernel(copy_u32)", "no order between them"}));
 }
 
 TEST_CASE("the checker reports nothing when the reader waits for the writer's flushed event, or the host waited",
@@ -186,13 +181,13 @@ TEST_CASE("the checker reports a wait on an event whose queue was never flushed 
   cl_event written = nullptr;
   enqueue(a.q, k.fill.k, 0, nullptr, &written);
   enqueue(b.q, k.copy.k, 1, &written, nullptr);  // queue a not flushed
-  ok(clFlush(a.q), "clFlush");                    // too late for the rule; lets the reader run
+  ok(clFlush(a.q), "clFlush");                   // too late for the rule; lets the reader run
   ok(clFinish(b.q), "clFinish");
   ok(clFinish(a.q), "clFinish");
   release({written});
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
-  CHECK(reports.named({"unflushed wait", "clEnqueueNDRangeKernel(copy_u32)", "clEnqueueNDRangeKernel(fill_u32)",
-                       "section 5.13"}));
+  CHECK(reports.named(
+      {"unflushed wait", "clEnqueueNDRangeKernel(copy_u32)", "clEnqueueNDRangeKernel(fill_u32)", "section 5.13"}));
   CHECK(FaultLayer::get().hazard_counts().hazards == 0);  // ordered by the event all the same
 }
 
@@ -203,14 +198,15 @@ TEST_CASE("the checker reports the host's writing mapping against a kernel that 
   Kernels k(shared.m, shared.m, out.m);
   cl_command_queue q = Env::get().queue;
   cl_int rc = CL_SUCCESS;
-  void* p = clEnqueueMapBuffer(q, shared.m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, kBytes, 0, nullptr, nullptr, &rc);
+  void* p =
+      clEnqueueMapBuffer(q, shared.m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, kBytes, 0, nullptr, nullptr, &rc);
   ok(rc, "clEnqueueMapBuffer");
   enqueue(q, k.copy.k, 0, nullptr, nullptr);  // still mapped
   ok(clEnqueueUnmapMemObject(q, shared.m, p, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
   ok(clFinish(q), "clFinish");
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
-  CHECK(reports.named({"the host's writing mapping", "clEnqueueMapBuffer(CL_MAP_WRITE_INVALIDATE_REGION)",
-                       "read by #", "clEnqueueNDRangeKernel(copy_u32)"}));
+  CHECK(reports.named({"the host's writing mapping", "clEnqueueMapBuffer(CL_MAP_WRITE_INVALIDATE_REGION)", "read by #",
+                       "clEnqueueNDRangeKernel(copy_u32)"}));
 }
 
 TEST_CASE("the checker sees a sub-buffer as a range of its parent", "[hazard_must_fire]") {
@@ -270,22 +266,17 @@ void out_of_order_writer_then_reader(bool ordered) {
 
 TEST_CASE("the checker reports a writer and a reader on an out-of-order queue with nothing between them",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.out_of_order_queue, "out-of-order queue");
   Reports reports;
   out_of_order_writer_then_reader(false);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
-  CHECK(reports.named({"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #", "clEnqueueNDRangeKernel(copy_u32)"}));
+  CHECK(reports.named(
+      {"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #", "clEnqueueNDRangeKernel(copy_u32)"}));
 }
 
 TEST_CASE("the checker takes an empty-list barrier and marker on an out-of-order queue as waiting for all before",
           "[hazard_must_fire]") {
-  if (!Env::get().caps.out_of_order_queue) {
-    CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.out_of_order_queue, "out-of-order queue");
   Reports reports;
   out_of_order_writer_then_reader(true);
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
@@ -295,10 +286,7 @@ TEST_CASE("the checker takes an empty-list barrier and marker on an out-of-order
 #if defined(CL_VERSION_2_0)
 TEST_CASE("the checker sees an SVM pointer plus an offset as a range of its allocation", "[hazard_must_fire]") {
   Env& env = Env::get();
-  if (!env.caps.svm_coarse_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.svm_coarse_grain_buffer, "coarse-grained buffer SVM");
   Reports reports;
   Queue a(0), b(0);
   auto* svm = static_cast<std::uint32_t*>(clSVMAlloc(env.context, CL_MEM_READ_WRITE, kBytes, 0));
@@ -321,6 +309,7 @@ TEST_CASE("the checker sees an SVM pointer plus an offset as a range of its allo
   INFO(reports.all().size() << " reports; first: " << (reports.all().empty() ? "" : reports.all()[0]));
   REQUIRE(reports.all().size() == 1);
   CHECK(reports.named({"write by #", "clEnqueueNDRangeKernel(fill_u32)", "read by #", "clEnqueueSVMMemcpy",
-                       "SVM allocation", ("[" + std::to_string(kBytes / 2) + ", " + std::to_string(3 * kBytes / 4) + ")").c_str()}));
+                       "SVM allocation",
+                       ("[" + std::to_string(kBytes / 2) + ", " + std::to_string(3 * kBytes / 4) + ")").c_str()}));
 }
 #endif

@@ -54,7 +54,7 @@ template <class F>
 int signal_of_child(F&& f) {
   std::fflush(nullptr);
   const pid_t pid = fork();
-  if (pid == 0) {  // the child touches memory only: no OpenCL after fork
+  if (pid == 0) {                   // the child touches memory only: no OpenCL after fork
     std::signal(SIGSEGV, SIG_DFL);  // not the test framework's handler
     f();
     _exit(0);
@@ -134,7 +134,8 @@ TEST_CASE("the layer records a kernel on a sub-buffer of a parent mapped for wri
 
   // The parent's other half mapped: no overlap, no violation.
   cl_int map_rc = CL_SUCCESS;
-  void* first = clEnqueueMapBuffer(Env::get().queue, parent, CL_TRUE, CL_MAP_WRITE, 0, kHalf, 0, nullptr, nullptr, &map_rc);
+  void* first =
+      clEnqueueMapBuffer(Env::get().queue, parent, CL_TRUE, CL_MAP_WRITE, 0, kHalf, 0, nullptr, nullptr, &map_rc);
   ok(map_rc, "clEnqueueMapBuffer");
   ok(clEnqueueNDRangeKernel(Env::get().queue, fill.k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr), "kernel");
   CHECK(FaultLayer::get().violations().empty());
@@ -245,7 +246,7 @@ TEST_CASE("a shadow map's pointer faults once unmapped, and before its map compl
   Shadows shadows;
   cl_mem m = make_buffer(4096);
   auto* p = static_cast<volatile std::uint32_t*>(map(m, 4096, CL_MAP_READ));
-  CHECK(signal_of_child([&] { (void)p[0]; }) == 0);  // mapped: readable
+  CHECK(signal_of_child([&] { (void)p[0]; }) == 0);      // mapped: readable
   CHECK(signal_of_child([&] { p[0] = 1; }) == SIGSEGV);  // mapped for reading only
   unmap(m, const_cast<std::uint32_t*>(p));
   CHECK(signal_of_child([&] { (void)p[0]; }) == SIGSEGV);  // used after unmap
@@ -280,10 +281,7 @@ TEST_CASE("a shadow map leaves CL_MEM_USE_HOST_PTR buffers alone, whose pointer 
 #if defined(CL_VERSION_2_0)
 TEST_CASE("the layer records an SVM free while a kernel that uses the memory is pending", "[layer]") {
   Env& env = Env::get();
-  if (!env.caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.svm_fine_grain_buffer, "fine-grained buffer SVM");
   FaultLayer::get().reset();
   void* svm = clSVMAlloc(env.context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, 4096, 0);
   REQUIRE(svm != nullptr);

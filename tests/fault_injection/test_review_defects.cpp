@@ -108,8 +108,8 @@ void reader_is_not_overtaken(const typename Policy::Options& options, cl_command
       copy.arg(2, n);
       std::vector<cl_event> waits(dev.waits().begin(), dev.waits().end());
       waits.push_back(gate.event);
-      ok(clEnqueueNDRangeKernel(reader_queue, copy.k, 1, nullptr, &global, nullptr,
-                                static_cast<cl_uint>(waits.size()), waits.data(), dev.event_slot()),
+      ok(clEnqueueNDRangeKernel(reader_queue, copy.k, 1, nullptr, &global, nullptr, static_cast<cl_uint>(waits.size()),
+                                waits.data(), dev.event_slot()),
          "clEnqueueNDRangeKernel");
     }
     ok(clFlush(reader_queue), "clFlush");
@@ -118,8 +118,8 @@ void reader_is_not_overtaken(const typename Policy::Options& options, cl_command
       auto dev = t.device_access(Access::write);
       dev.bind(fill.k, 0);
       fill.arg(2, iter + 100);
-      ok(clEnqueueNDRangeKernel(tensor_queue, fill.k, 1, nullptr, &global, nullptr, dev.wait_count(),
-                                dev.wait_list(), &writer),
+      ok(clEnqueueNDRangeKernel(tensor_queue, fill.k, 1, nullptr, &global, nullptr, dev.wait_count(), dev.wait_list(),
+                                &writer),
          "clEnqueueNDRangeKernel");
       dev.used_by(writer);
     }
@@ -132,8 +132,8 @@ void reader_is_not_overtaken(const typename Policy::Options& options, cl_command
     const std::vector<std::uint32_t> seen = read_back(reader_queue, copied.mem, n);
     std::size_t wrong = 0;
     for (cl_uint i = 0; i < n; ++i) wrong += seen[i] != value(i, iter);
-    INFO(Policy::name << ", iteration " << iter << ": the writing kernel "
-                      << (overtook ? "ran before" : "waited for") << " the reading one");
+    INFO(Policy::name << ", iteration " << iter << ": the writing kernel " << (overtook ? "ran before" : "waited for")
+                      << " the reading one");
     CHECK(wrong == 0);
     auto view = t.read_view();
     std::size_t stale = 0;
@@ -144,14 +144,10 @@ void reader_is_not_overtaken(const typename Policy::Options& options, cl_command
 
 }  // namespace
 
-TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier read-only access",
-          "[review_defects]") {
+TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier read-only access", "[review_defects]") {
   Env& env = Env::get();
   SECTION("Persistent, out-of-order queue") {
-    if (!env.caps.out_of_order_queue) {
-      CLZERO_NOT_RUN("not run: the device offers no out-of-order queue");
-      return;
-    }
+    CLZERO_NEEDS(env.caps.out_of_order_queue, "out-of-order queue");
     Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     reader_is_not_overtaken<policy::Persistent>({}, ooo.q, ooo.q);
   }
@@ -161,18 +157,13 @@ TEST_CASE("D-review-1: a write access never overtakes the kernels of an earlier 
   }
 #if defined(CL_VERSION_2_0)
   SECTION("coarse-grained Svm, out-of-order queue") {
-    if (!env.caps.out_of_order_queue || !env.caps.svm_coarse_grain_buffer) {
-      CLZERO_NOT_RUN("not run: the device offers no out-of-order queue or no coarse-grained buffer SVM");
-      return;
-    }
+    CLZERO_NEEDS(env.caps.out_of_order_queue && env.caps.svm_coarse_grain_buffer,
+                 "out-of-order queue or no coarse-grained buffer SVM");
     Queue ooo(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     reader_is_not_overtaken<policy::Svm>({policy::Svm::Grain::coarse}, ooo.q, ooo.q);
   }
   SECTION("coarse-grained Svm, reader on a second queue") {
-    if (!env.caps.svm_coarse_grain_buffer) {
-      CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
-      return;
-    }
+    CLZERO_NEEDS(env.caps.svm_coarse_grain_buffer, "coarse-grained buffer SVM");
     Queue second(0);
     reader_is_not_overtaken<policy::Svm>({policy::Svm::Grain::coarse}, env.queue, second.q);
   }
@@ -389,12 +380,9 @@ TEST_CASE("D-review-8: read-only accesses do not hold events the tensor no longe
   }
 #if defined(CL_VERSION_2_0)
   SECTION("coarse-grained Svm") {
-    if (!env.caps.svm_coarse_grain_buffer) {
-      CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
-      return;
-    }
+    CLZERO_NEEDS(env.caps.svm_coarse_grain_buffer, "coarse-grained buffer SVM");
     MappedTensor<std::uint32_t, policy::Svm> t(env.context, env.queue, {n}, Intent::output,
-                                              {policy::Svm::Grain::coarse});
+                                               {policy::Svm::Grain::coarse});
     run(t);
   }
 #endif
@@ -495,9 +483,10 @@ void flushed_after_enqueue(const std::vector<std::string>& calls) {
 
 }  // namespace
 
-TEST_CASE("D-review-5: handing out a device access's wait list submits the tensor's queue, whose commands the "
-          "kernels wait on",
-          "[review_defects]") {
+TEST_CASE(
+    "D-review-5: handing out a device access's wait list submits the tensor's queue, whose commands the "
+    "kernels wait on",
+    "[review_defects]") {
   SECTION("Persistent, output (unmap)") {
     flushed_after_enqueue(calls_of_device_access<policy::Persistent>({}, Intent::output));
   }

@@ -262,10 +262,7 @@ TEST_CASE("CLHPP kernels bind arena parts and wait on the arena's events", "[clh
 
 #if defined(CL_VERSION_2_0)
 TEST_CASE("a CLHPP kernel binds an SVM tensor at a byte offset", "[clhpp]") {
-  if (!Env::get().caps.svm_fine_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no fine-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(Env::get().caps.svm_fine_grain_buffer, "fine-grained buffer SVM");
   Clhpp cl;
   auto tensor = interop::make_tensor<std::uint32_t, policy::Svm>(cl.context, cl.queue, {64}, Intent::output,
                                                                  {policy::Svm::Grain::fine});

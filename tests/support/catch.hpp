@@ -18,3 +18,18 @@
     WARN(message);              \
     SUCCEED(message);           \
   } while (false)
+
+/// Ends the test case or section with CLZERO_NOT_RUN unless the device
+/// offers `what` (`offered` true): "not run: the device offers no <what>",
+/// the words the mutants' SKIP patterns (tests/mutants/CMakeLists.txt) read.
+#define CLZERO_NEEDS(offered, what)                          \
+  do {                                                       \
+    if (!(offered)) {                                        \
+      CLZERO_NOT_RUN("not run: the device offers no " what); \
+      return;                                                \
+    }                                                        \
+  } while (false)
+
+/// What a test case whose whole body needs OpenCL 2.0 says in a build below it.
+#define CLZERO_NOT_RUN_BELOW_CL20() \
+  CLZERO_NOT_RUN("not run: built without OpenCL 2.0 (CL_TARGET_OPENCL_VERSION below 200)")

@@ -30,8 +30,8 @@
 #include <thread>
 
 #include "support/catch.hpp"
-#include "support/interpose.hpp"
 #include "support/freshness.hpp"
+#include "support/interpose.hpp"
 #include "support/test_env.hpp"
 
 namespace {
@@ -75,11 +75,11 @@ using clzero_test::next_definition;
 
 extern "C" {
 
-CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags,
-                                                void* ptr, size_t size, cl_uint waits, const cl_event* wait_list,
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr,
+                                                size_t size, cl_uint waits, const cl_event* wait_list,
                                                 cl_event* event) {
-  using Fn = cl_int(CL_API_CALL*)(cl_command_queue, cl_bool, cl_map_flags, void*, size_t, cl_uint, const cl_event*,
-                                  cl_event*);
+  using Fn =
+      cl_int(CL_API_CALL*)(cl_command_queue, cl_bool, cl_map_flags, void*, size_t, cl_uint, const cl_event*, cl_event*);
   static const Fn real = next_definition<Fn>("clEnqueueSVMMap");
   ++(blocking ? svm_blocking_maps : svm_nonblocking_maps);
   if ((costly() == Costly::svm_polled && !blocking) || (costly() == Costly::svm_blocking && blocking)) pay_cost();
@@ -137,13 +137,10 @@ std::size_t five_inferences(Tensor& t, std::size_t n, int& deferred, int& view_b
 TEST_CASE("Coarse-grained SVM views map at the view by their own measurement, not the buffer's", "[wait_svm]") {
   Env& env = Env::get();
   REQUIRE(costly() != Costly::none);  // CTest names the costly maps
-  if (!env.caps.svm_coarse_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.svm_coarse_grain_buffer, "coarse-grained buffer SVM");
   const bool svm_polled_costly = costly() == Costly::svm_polled;
-  INFO("CLZERO_TEST_COSTLY_MAP=" << (svm_polled_costly ? "svm_polled" : "svm_blocking") << "; the device's wait: "
-                                 << detail::wait_method(env.context, env.device).reason);
+  INFO("CLZERO_TEST_COSTLY_MAP=" << (svm_polled_costly ? "svm_polled" : "svm_blocking")
+                                 << "; the device's wait: " << detail::wait_method(env.context, env.device).reason);
   const std::size_t n = 4096;
 
   // Coarse-grained SVM: where its blocking map is the cheap one, the view
@@ -173,10 +170,7 @@ TEST_CASE("Coarse-grained SVM views map at the view by their own measurement, no
 // block, or no look at all rounds, the second.
 TEST_CASE("A map at the view needs most blocks and all rounds", "[wait_svm_blocks]") {
   Env& env = Env::get();
-  if (!env.caps.svm_coarse_grain_buffer) {
-    CLZERO_NOT_RUN("not run: the device offers no coarse-grained buffer SVM");
-    return;
-  }
+  CLZERO_NEEDS(env.caps.svm_coarse_grain_buffer, "coarse-grained buffer SVM");
   for (const int slowed : {3, 2}) {
     sleeps_seen = 0;
     costly_blocks = slowed;
