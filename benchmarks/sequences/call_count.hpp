@@ -24,6 +24,8 @@ std::vector<std::pair<std::string, long long>> stop_counting_calls();
 void start_tracing_calls();
 /// Stops and returns the entry points called since start_tracing_calls(),
 /// in order; throws std::length_error if more were called than it can hold.
+/// A status query (clGetEventInfo of CL_EVENT_COMMAND_EXECUTION_STATUS) is
+/// named "clGetEventInfo(status)", and consecutive ones are one entry.
 std::vector<std::string> stop_tracing_calls();
 constexpr std::size_t kMaxTracedCalls = 1u << 20;
 /// Whether the interposition is in place (the executable's own definitions

@@ -270,20 +270,19 @@ std::string extra_calls(const Counts& lib, const Counts& hand, bool polled) {
   return s.str();
 }
 
-// The calls in order, each wait for a command written "(wait)": a run of
-// status queries, with or without the clWaitForEvents that may end it, or
-// clWaitForEvents alone (how many looks a poll takes, and whether it
-// outlasts clzero's spin budget, depends on timing).
+// The calls in order, each wait for commands written "(wait)": status
+// queries and clWaitForEvents in a row, in any mix (how many looks a poll
+// takes, and whether it outlasts clzero's spin budget, depends on timing).
+// Any other clGetEventInfo is a call of its own.
 std::vector<std::string> steps(const std::vector<std::string>& calls) {
+  const auto waits = [](const std::string& c) { return c == "clGetEventInfo(status)" || c == "clWaitForEvents"; };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (calls[i] != "clGetEventInfo" && calls[i] != "clWaitForEvents") {
+    if (!waits(calls[i])) {
       out.push_back(calls[i]);
       continue;
     }
-    while (i + 1 < calls.size() && calls[i] == "clGetEventInfo" &&
-           (calls[i + 1] == "clGetEventInfo" || calls[i + 1] == "clWaitForEvents"))
-      ++i;
+    while (i + 1 < calls.size() && waits(calls[i + 1])) ++i;
     out.push_back("(wait)");
   }
   return out;
