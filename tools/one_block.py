@@ -84,3 +84,41 @@ class OneBlock:
         else:
             print("%s: block '%s' already up to date" % (doc_name, self.block))
 
+
+
+def log_block_main(doc_string, block, defaults, generate, errors, argv=None):
+    """The command line of a tool that writes one block of one document from
+    the committed log of one run (ci_report.py, soak_report.py):
+        TOOL [--check] [--doc FILE] [--run DIR] [--NAME VALUE for each other default]
+    `defaults` maps each option to its default path ("doc" and "run" first);
+    `generate(args, doc_text)` returns the block, raising one of `errors`
+    (with BlockError and OSError) on input it refuses. Returns the exit status."""
+    import argparse
+    import os
+    import sys
+    ap = argparse.ArgumentParser(description=doc_string.split("\n")[0])
+    ap.add_argument("--check", action="store_true")
+    for name, default in defaults.items():
+        ap.add_argument("--" + name, default=default)
+    args = ap.parse_args(argv)
+    tool = block.tool
+    doc = os.path.relpath(args.doc)
+    try:
+        with open(args.doc, encoding="utf-8") as f:
+            text = f.read()
+        new = block.render(text, generate(args, text), doc)
+    except errors + (BlockError, OSError, ValueError) as e:
+        print("%s: %s" % (tool, e), file=sys.stderr)
+        return 1
+    if args.check:
+        if new != text:
+            print("%s: %s differs from what %s gives; run tools/%s.py" % (tool, doc, os.path.relpath(args.run), tool),
+                  file=sys.stderr)
+            return 1
+        print("%s: %s matches the log" % (tool, doc))
+        return 0
+    if new != text:
+        with open(args.doc, "w", encoding="utf-8") as f:
+            f.write(new)
+    print("%s: wrote %s" % (tool, doc))
+    return 0
