@@ -25,7 +25,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_block import OneBlock, log_block_main  # noqa: E402
+from one_block import OneBlock, log_block_main, read_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "reliability.md")
@@ -187,13 +187,7 @@ def seconds(secs):
 
 
 def generate(run, readme=README):
-    try:
-        with open(os.path.join(run, "SOURCE"), encoding="utf-8") as f:
-            source = f.read().strip()
-    except (OSError, ValueError) as e:
-        raise Malformed("%s: no SOURCE file saying which run the log is of (%s)" % (rel(run), e))
-    if not source or "\n" in source:
-        raise Malformed("%s/SOURCE: needs one line saying which run the log is of" % rel(run))
+    source = read_source(run, ROOT, Malformed)
     log = os.path.join(run, "ci.log")
     results, labels, total, wall, install = parse(log)
     # Named as it lies in the repository, wherever --run found it.

@@ -122,3 +122,18 @@ def log_block_main(doc_string, block, defaults, generate, errors, argv=None):
             f.write(new)
     print("%s: wrote %s" % (tool, doc))
     return 0
+
+
+def read_source(run, root, error):
+    """The one line of RUN/SOURCE saying which run a log is of; `error` (an
+    exception class) when it is missing, unreadable, empty or longer."""
+    import os
+    where = os.path.relpath(run, root)
+    try:
+        with open(os.path.join(run, "SOURCE"), encoding="utf-8") as f:
+            source = f.read().strip()
+    except (OSError, ValueError) as e:
+        raise error("%s: no SOURCE file saying which run the log is of (%s)" % (where, e))
+    if not source or "\n" in source:
+        raise error("%s/SOURCE: needs one line saying which run the log is of" % where)
+    return source

@@ -22,7 +22,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_block import OneBlock, log_block_main  # noqa: E402
+from one_block import OneBlock, log_block_main, read_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "reliability.md")
@@ -134,13 +134,7 @@ def plural(n, word):
 
 
 def generate(run, doc_text):
-    try:
-        with open(os.path.join(run, "SOURCE"), encoding="utf-8") as f:
-            source = f.read().strip()
-    except (OSError, ValueError) as e:
-        raise Malformed("%s: no SOURCE file saying which run the log is of (%s)" % (os.path.relpath(run, ROOT), e))
-    if not source or "\n" in source:
-        raise Malformed("%s/SOURCE: needs one line saying which run the log is of" % os.path.relpath(run, ROOT))
+    source = read_source(run, ROOT, Malformed)
     device, s, subjects = parse(os.path.join(run, "soak.log"))
     # The command that ran must be the one SOURCE names and the one the page shows.
     command = "build/tests/soak/clzero_soak --inferences %d --threads %d --seed %s" % (s["inferences"], s["threads"],
