@@ -25,7 +25,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_block import OneBlock, log_block_main, read_source  # noqa: E402
+from one_block import LogRefused as Malformed, OneBlock, log_block_main, log_lines, read_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "reliability.md")
@@ -44,24 +44,13 @@ NOT_RUN = re.compile(r"^\s+\d+ - (\S+) \((?:Skipped|Disabled)\)\s*$")
 END = re.compile(r"^\.ci/run: exit (\d+) after (\d+) s\s*$")
 
 
-class Malformed(Exception):
-    pass
-
 
 def rel(path):
     return os.path.relpath(path, ROOT)
 
 
-def read_lines(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().splitlines()
-    except (OSError, ValueError) as e:
-        raise Malformed("%s: %s" % (rel(path), e))
-
-
 def parse(path):
-    lines = read_lines(path)
+    lines = log_lines(path, ROOT)
     where = rel(path)
     results, labels, count, total, end, did_not_run = {}, {}, None, None, None, set()
     in_labels = seen_labels = in_not_run = False
@@ -174,7 +163,7 @@ def parse(path):
 
 def left_out_while_working(readme):
     """The labels the README's command for work in progress leaves out."""
-    lines = read_lines(readme)
+    lines = log_lines(readme, ROOT)
     found = [m.group(1) for m in (re.search(r'^ctest --test-dir build -LE "([^"]+)"', x) for x in lines) if m]
     if len(found) != 1:
         raise Malformed("%s: needs one line 'ctest --test-dir build -LE \"...\"' (found %d)" %
@@ -187,7 +176,7 @@ def seconds(secs):
 
 
 def generate(run, readme=README):
-    source = read_source(run, ROOT, Malformed)
+    source = read_source(run, ROOT)
     log = os.path.join(run, "ci.log")
     results, labels, total, wall, install = parse(log)
     # Named as it lies in the repository, wherever --run found it.
@@ -223,7 +212,8 @@ def generate(run, readme=README):
 
 
 def main(argv=None):
-    return log_block_main(__doc__, BLOCK, {"doc": DOC, "run": RUN, "readme": README}, lambda args, text: generate(args.run, args.readme), (Malformed,), argv)
+    return log_block_main(__doc__, BLOCK, {"doc": DOC, "run": RUN, "readme": README},
+                          lambda args, text: generate(args.run, args.readme), argv)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_block import OneBlock, log_block_main, read_source  # noqa: E402
+from one_block import LogRefused as Malformed, OneBlock, log_block_main, log_lines, read_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "reliability.md")
@@ -31,9 +31,6 @@ BLOCK = OneBlock("fault_table_report", "matrix", 20000)
 HEADER = re.compile(r"^\| fault point \((\d+) scenarios\) \|((?: [^|]+ \|)+)$")
 OUTCOME = re.compile(r"^([a-z][a-z ,:]*[a-z]) ([1-9]\d*)$")
 
-
-class Malformed(Exception):
-    pass
 
 
 def cells(line):
@@ -44,11 +41,7 @@ def cells(line):
 
 def parse(path):
     where = os.path.relpath(path, ROOT)
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (OSError, ValueError) as e:
-        raise Malformed("%s: %s" % (where, e))
+    lines = log_lines(path, ROOT)
     m = HEADER.match(lines[0]) if lines else None
     if not m:
         raise Malformed("%s:1: not the header '| fault point (N scenarios) | policy | ... |'" % where)
@@ -87,7 +80,7 @@ def parse(path):
 
 
 def generate(run):
-    source = read_source(run, ROOT, Malformed)
+    source = read_source(run, ROOT)
     lines, scenarios, points, subjects = parse(os.path.join(run, "table.md"))
     shown = "docs/logs/ci/%s/table.md" % os.path.basename(os.path.normpath(run))
     return "\n".join([
@@ -100,8 +93,7 @@ def generate(run):
 
 
 def main(argv=None):
-    return log_block_main(__doc__, BLOCK, {"doc": DOC, "run": RUN}, lambda args, text: generate(args.run),
-                          (Malformed,), argv)
+    return log_block_main(__doc__, BLOCK, {"doc": DOC, "run": RUN}, lambda args, text: generate(args.run), argv)
 
 
 if __name__ == "__main__":

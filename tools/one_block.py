@@ -11,11 +11,18 @@ reversed pair or a block over its size limit is refused with BlockError,
 which names the document and the line.
 """
 
+import argparse
+import os
 import re
+import sys
 
 
 class BlockError(Exception):
     pass
+
+
+class LogRefused(Exception):
+    """A committed log (or its SOURCE) that a log tool will not report."""
 
 
 class OneBlock:
@@ -86,16 +93,13 @@ class OneBlock:
 
 
 
-def log_block_main(doc_string, block, defaults, generate, errors, argv=None):
+def log_block_main(doc_string, block, defaults, generate, argv=None):
     """The command line of a tool that writes one block of one document from
     the committed log of one run (ci_report.py, soak_report.py):
         TOOL [--check] [--doc FILE] [--run DIR] [--NAME VALUE for each other default]
     `defaults` maps each option to its default path ("doc" and "run" first);
-    `generate(args, doc_text)` returns the block, raising one of `errors`
-    (with BlockError and OSError) on input it refuses. Returns the exit status."""
-    import argparse
-    import os
-    import sys
+    `generate(args, doc_text)` returns the block, raising LogRefused (or
+    BlockError, OSError) on input it refuses. Returns the exit status."""
     ap = argparse.ArgumentParser(description=doc_string.split("\n")[0])
     ap.add_argument("--check", action="store_true")
     for name, default in defaults.items():
@@ -107,7 +111,7 @@ def log_block_main(doc_string, block, defaults, generate, errors, argv=None):
         with open(args.doc, encoding="utf-8") as f:
             text = f.read()
         new = block.render(text, generate(args, text), doc)
-    except errors + (BlockError, OSError, ValueError) as e:
+    except (LogRefused, BlockError, OSError, ValueError) as e:
         print("%s: %s" % (tool, e), file=sys.stderr)
         return 1
     if args.check:
@@ -124,16 +128,22 @@ def log_block_main(doc_string, block, defaults, generate, errors, argv=None):
     return 0
 
 
-def read_source(run, root, error):
-    """The one line of RUN/SOURCE saying which run a log is of; `error` (an
-    exception class) when it is missing, unreadable, empty or longer."""
-    import os
-    where = os.path.relpath(run, root)
+def log_lines(path, root):
+    """The lines of a committed log, or LogRefused naming it (relative to root)."""
     try:
-        with open(os.path.join(run, "SOURCE"), encoding="utf-8") as f:
-            source = f.read().strip()
+        with open(path, encoding="utf-8") as f:
+            return f.read().splitlines()
     except (OSError, ValueError) as e:
-        raise error("%s: no SOURCE file saying which run the log is of (%s)" % (where, e))
-    if not source or "\n" in source:
-        raise error("%s/SOURCE: needs one line saying which run the log is of" % where)
-    return source
+        raise LogRefused("%s: %s" % (os.path.relpath(path, root), e))
+
+
+def read_source(run, root):
+    """The one line of RUN/SOURCE saying which run a log is of; LogRefused
+    when it is missing, unreadable, empty or longer."""
+    path = os.path.join(run, "SOURCE")
+    if not os.path.exists(path):
+        raise LogRefused("%s: no SOURCE file saying which run the log is of" % os.path.relpath(run, root))
+    lines = [x.strip() for x in log_lines(path, root) if x.strip()]
+    if len(lines) != 1:
+        raise LogRefused("%s: needs one line saying which run the log is of" % os.path.relpath(path, root))
+    return lines[0]

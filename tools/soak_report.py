@@ -22,7 +22,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_block import OneBlock, log_block_main, read_source  # noqa: E402
+from one_block import LogRefused as Malformed, OneBlock, log_block_main, log_lines, read_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "reliability.md")
@@ -45,17 +45,10 @@ SUBJECTS = ("MapPerInference(alloc_host_ptr)", "MapPerInference(use_host_ptr)", 
 SUBJECTS_WHERE_OFFERED = ("Svm(fine)", "Svm(coarse)")
 
 
-class Malformed(Exception):
-    pass
-
 
 def parse(path):
     where = os.path.relpath(path, ROOT)
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = [x for x in f.read().splitlines() if x.strip()]
-    except (OSError, ValueError) as e:
-        raise Malformed("%s: %s" % (where, e))
+    lines = [x for x in log_lines(path, ROOT) if x.strip()]
     if len(lines) < 2 or not EXIT.match(lines[-1]) or lines[-2] != "PASS":
         raise Malformed("%s: does not end with 'PASS' and 'exit status N' (the soak's last line, then the "
                         "capture's)" % where)
@@ -134,7 +127,7 @@ def plural(n, word):
 
 
 def generate(run, doc_text):
-    source = read_source(run, ROOT, Malformed)
+    source = read_source(run, ROOT)
     device, s, subjects = parse(os.path.join(run, "soak.log"))
     # The command that ran must be the one SOURCE names and the one the page shows.
     command = "build/tests/soak/clzero_soak --inferences %d --threads %d --seed %s" % (s["inferences"], s["threads"],
@@ -165,7 +158,8 @@ def generate(run, doc_text):
 
 
 def main(argv=None):
-    return log_block_main(__doc__, BLOCK, {"doc": DOC, "run": RUN}, lambda args, text: generate(args.run, text), (Malformed,), argv)
+    return log_block_main(__doc__, BLOCK, {"doc": DOC, "run": RUN},
+                          lambda args, text: generate(args.run, text), argv)
 
 
 if __name__ == "__main__":
