@@ -36,4 +36,14 @@ inline void sleep_unseen(std::chrono::nanoseconds d) {
   }
 }
 
+/// Spins `d` on the steady clock, keeping this thread on its core: for a
+/// simulated cost paid where the device has nothing left to run. A host
+/// thread that sleeps changes what the device's next wait costs (see
+/// tests/wait_method/test_wait_burst.cpp).
+inline void spin_for(std::chrono::nanoseconds d) {
+  const auto end = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
 }  // namespace clzero_test
