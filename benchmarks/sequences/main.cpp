@@ -18,7 +18,15 @@
 //                    [--sections serial,pipelined,host|footprint] [--sizes 4,4096,...]
 //                    [--pipelined-sizes ...] [--reps N] [--filter TEXT[,TEXT...]] [--no-calls] [--no-cuda]
 //                    [--confirm-budget-s S] [--confirm-kinds-budget-s S] [--confirm-reps N]
-//                    [--confirm-kinds-reps N]
+//                    [--confirm-kinds-reps N] [--gap-us US [--gap-spin]]
+//
+// --gap-us paces the serial section like an engine that waits for its next
+// input (a camera's frames, a server's requests): every turn is one
+// inference, and before it, untimed, the host thread sleeps US
+// microseconds (with --gap-spin it spins them instead, busy with work of
+// its own). Back-to-back rounds, which decide Auto's choice and the host's
+// wait, do not show what a host thread that slept changes. The
+// confirmation is not paced: run a paced section with --confirm-budget-s 0.
 //
 // After the timed sections, a confirmation (confirm_size) times clzero's
 // Auto again against the fastest legal sequences the sections found, in
@@ -43,6 +51,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if defined(__has_include)
@@ -81,7 +90,26 @@ struct Options {
   double confirm_kinds_budget_s = -1;  // below zero: the same as the confirmation's; zero: none
   std::size_t confirm_kinds_reps = 3;  // fewer than Auto's: some 40 confirmations, each with fresh buffers
   std::size_t confirm_reps = 6;
+  double gap_us = 0;      // above zero: a paced serial section (see the top of this file)
+  bool gap_spin = false;  // the gap is spun, not slept
 };
+
+// The serial section's pace (Options::gap_us), for serial_plan and run_size.
+struct Gap {
+  double us = 0;
+  bool spin = false;
+  void pass() const {
+    const auto d = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(us));
+    if (!spin) {
+      std::this_thread::sleep_for(d);
+      return;
+    }
+    const auto end = Clock::now() + d;
+    while (Clock::now() < end) {
+    }
+  }
+};
+Gap g_gap;
 
 /// How one size is run: rounds and warm-up per repetition (upper bounds; the
 /// budget may cut rounds, never below min_rounds), inferences per block, and
@@ -93,6 +121,8 @@ struct Plan {
   // first runs with the caches as the other variants left them, the rest as
   // an engine's loop leaves them, its own code and data warm.
   bool first_apart = false;
+  // Paced (--gap-us): one inference per turn, each after g_gap, untimed.
+  bool paced = false;
 };
 
 // Small sizes run in turns of 4 inferences. One inference per turn would
@@ -105,6 +135,12 @@ struct Plan {
 // in the report. From 4 MiB on, an inference takes long enough that the
 // host's caches do not show, and one per turn keeps the rounds many.
 Plan serial_plan(std::size_t bytes) {
+  if (g_gap.us > 0) {
+    Plan p = bytes <= 4096 ? Plan{200, 20, 1, 20, 1.0} : bytes <= (256u << 10) ? Plan{120, 5, 1, 10, 1.0}
+                                                                             : Plan{60, 4, 1, 5, 1.5};
+    p.paced = true;
+    return p;
+  }
   if (bytes <= 4096) return {200, 20, 4, 20, 1.0, true};
   if (bytes <= (256u << 10)) return {120, 5, 4, 10, 1.0, true};
   if (bytes <= (4u << 20)) return {60, 4, 1, 5, 1.5};
@@ -192,8 +228,9 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
   const std::size_t nv = cat.variants.size();
   std::ostringstream js;
   const bool apart = plan.first_apart && plan.block > 1;  // a turn's first inference timed on its own
-  js << "{\"bytes\": " << bytes << ", \"block\": " << plan.block << ", \"first_apart\": " << (apart ? "true" : "false")
-     << ", \"reps\": [";
+  js << "{\"bytes\": " << bytes << ", \"block\": " << plan.block << ", \"first_apart\": " << (apart ? "true" : "false");
+  if (plan.paced) js << ", \"gap_us\": " << num(g_gap.us) << ", \"gap\": \"" << (g_gap.spin ? "spin" : "sleep") << "\"";
+  js << ", \"reps\": [";
   const auto size_start = Clock::now();
   for (std::size_t rep = 0; rep < reps; ++rep) {
     const auto rep_start = Clock::now();
@@ -223,6 +260,7 @@ std::string run_size(const Catalogue& cat, std::size_t bytes, const Plan& plan, 
       std::shuffle(order.begin(), order.end(), rng);
       for (std::size_t v : order) {
         if (!seq[v]) continue;
+        if (plan.paced) g_gap.pass();
         try {
           const auto t0 = Clock::now();
           std::size_t stale = 0, steady = plan.block;
@@ -734,7 +772,7 @@ int usage() {
                "serial,pipelined,host|footprint] [--sizes B,B,...] [--pipelined-sizes B,...] [--reps N] [--filter "
                "TEXT[,TEXT...]] "
                "[--no-calls] [--no-cuda] [--confirm-budget-s S] [--confirm-kinds-budget-s S] [--confirm-reps N] "
-               "[--confirm-kinds-reps N]\n");
+               "[--confirm-kinds-reps N] [--gap-us US [--gap-spin]]\n");
   return 2;
 }
 
@@ -785,10 +823,15 @@ int main(int argc, char** argv) {
       o.confirm_kinds_reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
     else if (a == "--confirm-reps")
       o.confirm_reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
+    else if (a == "--gap-us")
+      o.gap_us = std::atof(value());
+    else if (a == "--gap-spin")
+      o.gap_spin = true;
     else
       return usage();
   }
 
+  g_gap = {o.gap_us, o.gap_spin};
   try {
     const auto start = Clock::now();
     const Rig& rig = Rig::get();

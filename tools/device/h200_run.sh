@@ -28,6 +28,9 @@
 #              where the cuda stage ran before it;
 #              SEQUENCES_PLATFORMS ("nvidia", "pocl"; both by default)
 #              keeps one platform, SEQUENCES_ARGS adds arguments
+#   paced      clzero_sequences' serial section paced like an engine that
+#              waits for its input (--gap-us): PACED_GAPS ("none sleep1000"),
+#              PACED_SIZES, PACED_BUDGET_S (30 per run)
 #   host       clzero_sequences --sections host on each platform: the host's
 #              own cost per inference, the device's calls made free, with
 #              warm and evicted caches (docs/bench/sequences/host/)
@@ -362,6 +365,32 @@ stage_sequences() {
   done
 }
 
+stage_paced() {
+  exe benchmarks/clzero_sequences || { note "clzero_sequences: not built"; return 0; }
+  # The serial section as a paced engine runs it (clzero_sequences
+  # --gap-us): PACED_GAPS lists the paces, "none" (back to back, the same
+  # variants and sizes, for comparison), "sleepUS" (the host thread sleeps
+  # US microseconds before each inference) or "spinUS" (it spins them);
+  # every pace on each platform in turn.
+  local gap args
+  for gap in ${PACED_GAPS:-none sleep1000}; do
+    case $gap in
+      none) args=() ;;
+      sleep*) args=(--gap-us "${gap#sleep}") ;;
+      spin*) args=(--gap-us "${gap#spin}" --gap-spin) ;;
+      *) note "paced: unknown pace '$gap'" && continue ;;
+    esac
+    for platform in "${platforms[@]}"; do
+      tag=$(tag_of "$platform")
+      run_for $((2 * ${PACED_BUDGET_S:-30} + 60)) "$out/paced-$tag-$gap.log" "$build/benchmarks/clzero_sequences" \
+        --platform "$platform" --sections serial --sizes "${PACED_SIZES:-4096,262144,4194304}" --reps 2 \
+        --budget-s "${PACED_BUDGET_S:-30}" --confirm-budget-s 0 --no-calls --no-cuda "${args[@]}" \
+        --out "$out/paced-$tag-$gap.json"
+      note "paced ($gap) on $platform: $(status $?)"
+    done
+  done
+}
+
 stage_host() {
   exe benchmarks/clzero_sequences || { note "host costs: not built"; return 0; }
   for platform in "${platforms[@]}"; do
@@ -400,7 +429,7 @@ for stage in $stages; do
   if declare -F "stage_$stage" > /dev/null; then
     "stage_$stage"
   else
-    note "unknown stage '$stage' (known: build quirks stress churn soak tests examples info sequences host cuda mnn bench)"
+    note "unknown stage '$stage' (known: build quirks stress churn soak tests examples info sequences paced host cuda mnn bench)"
   fi
 done
 
