@@ -86,7 +86,7 @@ struct Options {
   std::vector<std::size_t> pipelined_sizes = {256 << 10, 4 << 20, 16 << 20, 64 << 20};
   std::size_t reps = 3;
   std::string filter;
-  double confirm_budget_s = -1;  // below zero: the same as budget_s; zero: no confirmation
+  double confirm_budget_s = -1;        // below zero: the same as budget_s; zero: no confirmation
   double confirm_kinds_budget_s = -1;  // below zero: the same as the confirmation's; zero: none
   std::size_t confirm_kinds_reps = 3;  // fewer than Auto's: some 40 confirmations, each with fresh buffers
   std::size_t confirm_reps = 6;
@@ -136,8 +136,9 @@ struct Plan {
 // host's caches do not show, and one per turn keeps the rounds many.
 Plan serial_plan(std::size_t bytes) {
   if (g_gap.us > 0) {
-    Plan p = bytes <= 4096 ? Plan{200, 20, 1, 20, 1.0} : bytes <= (256u << 10) ? Plan{120, 5, 1, 10, 1.0}
-                                                                             : Plan{60, 4, 1, 5, 1.5};
+    Plan p = bytes <= 4096           ? Plan{200, 20, 1, 20, 1.0}
+             : bytes <= (256u << 10) ? Plan{120, 5, 1, 10, 1.0}
+                                     : Plan{60, 4, 1, 5, 1.5};
     p.paced = true;
     return p;
   }

@@ -64,7 +64,7 @@ std::atomic<bool> armed{false};     // the next kernel starts a burst
 std::atomic<bool> bursting{false};  // status queries return late
 std::atomic<int> slowed{0};
 thread_local bool measuring = false;  // this thread runs the measurement
-thread_local bool woken = false;     // this thread's blocking waits take kWakeUp longer
+thread_local bool woken = false;      // this thread's blocking waits take kWakeUp longer
 
 using clzero_test::next_definition;
 

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: Apache-2.0
+"""tools/paced_report.py refuses damaged runs and documents, each at the
+check meant for it: every case copies docs/benchmarks.md and
+docs/bench/paced/ into a folder of its own, damages one thing, runs
+paced_report.py --check on the copies and wants a refusal naming what is
+wrong (or, where the damage only changes what the table says, the block
+found out of date)."""
+
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(ROOT, "tools", "paced_report.py")
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+RUNS = os.path.join(ROOT, "docs", "bench", "paced")
+SLEPT = "pocl31-2vcpu-sleep1000.json"
+WAITED = "pocl31-2vcpu-sleep1000-wait.json"
+
+failures = []
+tmp = tempfile.mkdtemp(prefix="paced_report_test")
+with open(DOC, encoding="utf-8") as f:
+    TEXT = f.read()
+RUN_DATA = {}
+for p in sorted(glob.glob(os.path.join(RUNS, "*.json"))):
+    with open(p, encoding="utf-8") as f:
+        RUN_DATA[os.path.basename(p)] = f.read()
+
+
+def case(label, want_ok, expect=None, damage=None, doc_text=None, rename=None, raw=None):
+    """damage: (file, function changing its parsed JSON in place); rename:
+    (old, new) file names; raw: (file, text) written as it is."""
+    where = tempfile.mkdtemp(dir=tmp)
+    runs = os.path.join(where, "paced")
+    os.makedirs(runs)
+    for name, text in RUN_DATA.items():
+        if damage and name == damage[0]:
+            d = json.loads(text)
+            damage[1](d)
+            text = json.dumps(d)
+        if raw and name == raw[0]:
+            text = raw[1]
+        if rename and name == rename[0]:
+            name = rename[1]
+        with open(os.path.join(runs, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    doc = os.path.join(where, "benchmarks.md")
+    with open(doc, "w", encoding="utf-8") as f:
+        f.write(TEXT if doc_text is None else doc_text)
+    r = subprocess.run([sys.executable, TOOL, "--check", "--doc", doc, "--dir", runs], capture_output=True, text=True)
+    out = (r.stdout + r.stderr).strip()
+    if (r.returncode == 0) != want_ok:
+        failures.append("%s: exit status %d, expected %s\n%s" % (label, r.returncode, "0" if want_ok else "not 0", out))
+    elif expect and expect not in out:
+        failures.append("%s: refused, but not by the check that says %r\n%s" % (label, expect, out))
+    else:
+        print("ok: %s (%s)" % (label, out.splitlines()[-1][:140] if out else ""))
+
+
+def size(d, b):
+    return next(s for s in d["serial"] if s["bytes"] == b)
+
+
+def results(d, b, rep=0):
+    return size(d, b)["reps"][rep]["results"]
+
+
+def fastest_legal(d, b):
+    """The legal sequence the table names fastest: the lowest median of the repetitions' medians."""
+    kinds = {v["name"]: v["kind"] for v in d["variants"]}
+    times = {}
+    for rep in size(d, b)["reps"]:
+        for n, r in rep["results"].items():
+            if kinds[n] in ("legal", "twin") and "median_us" in r:
+                times.setdefault(n, []).append(r["median_us"])
+    return min(times, key=lambda n: statistics.median(times[n]))
+
+
+def set_key(key, value):
+    def f(d):
+        d[key] = value
+    return f
+
+
+case("the committed runs", True, "matches")
+
+# The file's name against what the run says.
+case("named for another pace", False, "the file's name says sleep 2000 us",
+     rename=(SLEPT, "pocl31-2vcpu-sleep2000.json"))
+case("a paced run named back to back", False, "the file's name says back to back",
+     rename=(SLEPT, "elsewhere-none.json"))
+case("a spinning pace named as a sleep", False, "the file's name says sleep",
+     damage=(SLEPT, lambda d: size(d, 4096).update(gap="spin")))
+case("one size without its pace", False, "paced back to back, the file's name says sleep",
+     damage=(SLEPT, lambda d: (size(d, 262144).pop("gap"), size(d, 262144).pop("gap_us"))))
+case("a pace given as text", False, "the file's name says sleep",
+     damage=(SLEPT, lambda d: size(d, 4096).update(gap_us="1000")))
+case("a name outside the pattern", False, "not named MACHINE-PACE",
+     rename=(SLEPT, "pocl31-2vcpu-sleepy.json"))
+case("a pace of zero", False, "name it 'none'", rename=(SLEPT, "pocl31-2vcpu-sleep0.json"))
+case("named for CLZERO_HOST_WAIT but measured", False, "named for CLZERO_HOST_WAIT=wait",
+     damage=(WAITED, lambda d: d["context"].update(host_wait="poll (measured on a small kernel)")))
+case("named for another CLZERO_HOST_WAIT", False, "named for CLZERO_HOST_WAIT=poll",
+     rename=(WAITED, "pocl31-2vcpu-sleep1000-poll.json"))
+case("set by CLZERO_HOST_WAIT but not named for it", False, "name the file for it",
+     damage=(SLEPT, lambda d: d["context"].update(host_wait="clWaitForEvents (CLZERO_HOST_WAIT=wait)")))
+
+# What a run must hold.
+case("not JSON", False, SLEPT, raw=(SLEPT, "{\"schema\": "))
+case("another schema", False, "not clzero.sequences/1", damage=(SLEPT, set_key("schema", "clzero.bench/1")))
+case("no context", False, "no 'context'", damage=(SLEPT, lambda d: d.pop("context")))
+case("one repetition", False, "1 repetition(s)",
+     damage=(SLEPT, lambda d: size(d, 4096).update(reps=size(d, 4096)["reps"][:1])))
+case("a size measured twice", False, "measured twice",
+     damage=(SLEPT, lambda d: d["serial"].append(json.loads(json.dumps(d["serial"][0])))))
+case("no serial size", False, "no serial size", damage=(SLEPT, set_key("serial", [])))
+case("Auto missing from a repetition", False, "no time of clzero.Auto",
+     damage=(SLEPT, lambda d: results(d, 4096, 1).pop("clzero.Auto")))
+case("Auto's policy never timed", False, "which the run did not time",
+     damage=(SLEPT, lambda d: results(d, 262144).pop("clzero.Svm.fine")))
+case("Auto's choice naming no policy", False, "names no policy",
+     damage=(SLEPT, lambda d: d["auto"].update({"4096": "(Auto failed: no device)"})))
+case("a clzero policy stale", False, "clzero showed stale data",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Persistent.alloc_host_ptr"].update(stale_inferences=3)))
+case("a negative stale count", False, "a negative stale count",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(stale_inferences=-1)))
+case("a median of zero", False, "a median of 0",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(median_us=0)))
+case("a median given as text", False, "'median_us' is not a number",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(median_us="27.6")))
+case("no samples", False, "over 0 samples",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(samples=0)))
+case("a result of no variant", False, "is not among the run's variants",
+     damage=(SLEPT, lambda d: results(d, 4096).update({"legal.made_up": dict(results(d, 4096)["clzero.Auto"])})))
+case("another machine's driver among the runs", False, "one machine's runs, but driver_version",
+     damage=(SLEPT, lambda d: d["context"].update(driver_version="3.2+debian")))
+case("another size among one machine's runs", False, "different sizes",
+     damage=(SLEPT, lambda d: d.update(serial=[s for s in d["serial"] if s["bytes"] != 4194304])))
+# A stale legal sequence is never the fastest: marking the fastest stale
+# changes the table, and the block is found out of date.
+case("the fastest legal sequence stale", False, "differs from what",
+     damage=(SLEPT, lambda d: results(d, 4096)[fastest_legal(d, 4096)].update(stale_inferences=1)))
+case("a time changed", False, "differs from what",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(median_us=12.5)))
+
+# The document.
+b, e = TEXT.index("<!-- paced_report:begin paced -->"), TEXT.index("<!-- paced_report:end paced -->")
+end = "<!-- paced_report:end paced -->"
+case("block missing", False, "must appear exactly once", doc_text=TEXT[:b] + TEXT[e + len(end):])
+case("block doubled", False, "must appear exactly once", doc_text=TEXT + "\n" + TEXT[b:e + len(end)] + "\n")
+row = next(x for x in TEXT[b:e].splitlines() if x.startswith("| 4 KiB | sleeps"))
+case("a row changed", False, "differs from what", doc_text=TEXT.replace(row, row.replace("|", "| 1.00 |", 1)))
+case("a row deleted", False, "differs from what", doc_text=TEXT.replace(row + "\n", ""))
+
+shutil.rmtree(tmp)
+if failures:
+    print("\n\n".join(failures))
+    sys.exit(1)
+print("paced_report: every damaged input refused at its check")
