@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from one_block import BlockError, OneBlock  # noqa: E402
+from sequence_report import size_name  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
@@ -177,14 +178,6 @@ def fastest(med, names):
     if not names:
         return None
     return min(names, key=lambda n: (med[n], n))
-
-
-def size_name(b):
-    if b >= 1 << 20 and b % (1 << 20) == 0:
-        return "%d MiB" % (b >> 20)
-    if b >= 1 << 10 and b % (1 << 10) == 0:
-        return "%d KiB" % (b >> 10)
-    return "%d B" % b
 
 
 def us(v):

@@ -22,6 +22,10 @@ Fn next_definition(const char* name) {
   return reinterpret_cast<Fn>(f);
 }
 
+/// The next definition of the function `name`, which this executable
+/// defines itself, as a pointer of the type its declaration gives.
+#define CLZERO_TEST_NEXT(name) ::clzero_test::next_definition<decltype(&name)>(#name)
+
 /// Sleeps `d` with clock_nanosleep, which an executable that defines
 /// nanosleep itself (to count the sleeps of the code under test) does not
 /// see. A simulated cost slept rather than spun leaves the cores to the

@@ -66,8 +66,6 @@ std::atomic<int> slowed{0};
 thread_local bool measuring = false;  // this thread runs the measurement
 thread_local bool woken = false;      // this thread's blocking waits take kWakeUp longer
 
-using clzero_test::next_definition;
-
 }  // namespace
 
 extern "C" {
@@ -76,17 +74,14 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue queue, c
                                                        const size_t* offset, const size_t* global,
                                                        const size_t* local, cl_uint waits, const cl_event* wait_list,
                                                        cl_event* event) {
-  using Fn = cl_int(CL_API_CALL*)(cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*,
-                                  cl_uint, const cl_event*, cl_event*);
-  static const Fn real = next_definition<Fn>("clEnqueueNDRangeKernel");
+  static const auto real = CLZERO_TEST_NEXT(clEnqueueNDRangeKernel);
   if (armed.exchange(false)) bursting = true;
   return real(queue, kernel, dims, offset, global, local, waits, wait_list, event);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
                                                size_t* size_ret) {
-  using Fn = cl_int(CL_API_CALL*)(cl_event, cl_event_info, size_t, void*, size_t*);
-  static const Fn real = next_definition<Fn>("clGetEventInfo");
+  static const auto real = CLZERO_TEST_NEXT(clGetEventInfo);
   const cl_int rc = real(event, name, size, value, size_ret);
   // The status is read first and returned late: a polling thread that loses
   // its core after a look learns of the completion only when it gets the
@@ -102,8 +97,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info nam
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* events) {
-  using Fn = cl_int(CL_API_CALL*)(cl_uint, const cl_event*);
-  static const Fn real = next_definition<Fn>("clWaitForEvents");
+  static const auto real = CLZERO_TEST_NEXT(clWaitForEvents);
   const cl_int rc = real(count, events);
   if (woken) clzero_test::spin_for(kWakeUp);
   return rc;
@@ -112,9 +106,7 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* e
 CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                                                   cl_map_flags flags, size_t offset, size_t size, cl_uint waits,
                                                   const cl_event* wait_list, cl_event* event, cl_int* rc) {
-  using Fn = void*(CL_API_CALL*)(cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint,
-                                 const cl_event*, cl_event*, cl_int*);
-  static const Fn real = next_definition<Fn>("clEnqueueMapBuffer");
+  static const auto real = CLZERO_TEST_NEXT(clEnqueueMapBuffer);
   void* p = real(queue, buffer, blocking, flags, offset, size, waits, wait_list, event, rc);
   if (woken && blocking != CL_FALSE) clzero_test::spin_for(kWakeUp);
   return p;
@@ -123,17 +115,14 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr,
                                                 size_t size, cl_uint waits, const cl_event* wait_list,
                                                 cl_event* event) {
-  using Fn =
-      cl_int(CL_API_CALL*)(cl_command_queue, cl_bool, cl_map_flags, void*, size_t, cl_uint, const cl_event*, cl_event*);
-  static const Fn real = next_definition<Fn>("clEnqueueSVMMap");
+  static const auto real = CLZERO_TEST_NEXT(clEnqueueSVMMap);
   const cl_int rc = real(queue, blocking, flags, ptr, size, waits, wait_list, event);
   if (woken && blocking != CL_FALSE) clzero_test::spin_for(kWakeUp);
   return rc;
 }
 
 int nanosleep(const struct timespec* request, struct timespec* remaining) {
-  using Fn = int (*)(const struct timespec*, struct timespec*);
-  static const Fn real = next_definition<Fn>("nanosleep");
+  static const auto real = CLZERO_TEST_NEXT(nanosleep);
   if (measuring) bursting = false;
   return real(request, remaining);
 }

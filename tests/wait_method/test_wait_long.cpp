@@ -40,23 +40,19 @@ std::atomic<int> looks{0};   // status queries (CL_EVENT_COMMAND_EXECUTION_STATU
 constexpr auto kLongGate = std::chrono::milliseconds(30);
 constexpr int kInferences = 6;
 
-using clzero_test::next_definition;
-
 }  // namespace
 
 extern "C" {
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* events) {
-  using Fn = cl_int(CL_API_CALL*)(cl_uint, const cl_event*);
-  static const Fn real = next_definition<Fn>("clWaitForEvents");
+  static const auto real = CLZERO_TEST_NEXT(clWaitForEvents);
   ++waits;
   return real(count, events);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
                                                size_t* size_ret) {
-  using Fn = cl_int(CL_API_CALL*)(cl_event, cl_event_info, size_t, void*, size_t*);
-  static const Fn real = next_definition<Fn>("clGetEventInfo");
+  static const auto real = CLZERO_TEST_NEXT(clGetEventInfo);
   if (name == CL_EVENT_COMMAND_EXECUTION_STATUS) ++looks;
   return real(event, name, size, value, size_ret);
 }

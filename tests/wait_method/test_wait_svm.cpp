@@ -69,8 +69,6 @@ std::atomic<int> sleeps_seen{0};
 // in 2 of 40 runs. Slept unseen by the nanosleep below, which counts blocks.
 void pay_cost() { clzero_test::sleep_unseen(kCost); }
 
-using clzero_test::next_definition;
-
 }  // namespace
 
 extern "C" {
@@ -78,9 +76,7 @@ extern "C" {
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr,
                                                 size_t size, cl_uint waits, const cl_event* wait_list,
                                                 cl_event* event) {
-  using Fn =
-      cl_int(CL_API_CALL*)(cl_command_queue, cl_bool, cl_map_flags, void*, size_t, cl_uint, const cl_event*, cl_event*);
-  static const Fn real = next_definition<Fn>("clEnqueueSVMMap");
+  static const auto real = CLZERO_TEST_NEXT(clEnqueueSVMMap);
   ++(blocking ? svm_blocking_maps : svm_nonblocking_maps);
   if ((costly() == Costly::svm_polled && !blocking) || (costly() == Costly::svm_blocking && blocking)) pay_cost();
   if (costly_blocks.load() >= 0 && (sleeps_seen.load() < costly_blocks.load()) != (blocking != CL_FALSE)) pay_cost();
@@ -90,16 +86,13 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool 
 CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                                                   cl_map_flags flags, size_t offset, size_t size, cl_uint waits,
                                                   const cl_event* wait_list, cl_event* event, cl_int* rc) {
-  using Fn = void*(CL_API_CALL*)(cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint,
-                                 const cl_event*, cl_event*, cl_int*);
-  static const Fn real = next_definition<Fn>("clEnqueueMapBuffer");
+  static const auto real = CLZERO_TEST_NEXT(clEnqueueMapBuffer);
   if ((costly() == Costly::svm_polled && blocking) || (costly() == Costly::svm_blocking && !blocking)) pay_cost();
   return real(queue, buffer, blocking, flags, offset, size, waits, wait_list, event, rc);
 }
 
 int nanosleep(const struct timespec* request, struct timespec* remaining) {
-  using Fn = int (*)(const struct timespec*, struct timespec*);
-  static const Fn real = next_definition<Fn>("nanosleep");
+  static const auto real = CLZERO_TEST_NEXT(nanosleep);
   if (costly_blocks.load() >= 0) ++sleeps_seen;
   return real(request, remaining);
 }
