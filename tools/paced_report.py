@@ -11,12 +11,20 @@ A file is one run, named MACHINE-PACE.json or MACHINE-PACE-WAIT.json:
   WAIT  the run's CLZERO_HOST_WAIT (wait, poll or map), where it was set.
 Every size of the run must say the pace its name gives, the run's host wait
 must be the one its name gives (CLZERO_HOST_WAIT, or measured), and one
-machine's runs must be of one platform, device and driver with the same
-sizes. Per size and run the table gives the fastest legal sequence, the
-fastest polled and the fastest blocking legal sequence, and clzero's Auto
-with its ratio to the fastest legal one: each the median of the
-repetitions' medians. A legal sequence that showed a stale element is never
-the fastest; a clzero policy that showed one refuses the run.
+machine's runs must be of one platform, device, driver, clzero version, CPU,
+repetition count and budget, with the same sizes (a machine's run of one
+pace and host wait is one file: the name has one spelling). Every serial
+variant must be timed, without error, in every repetition of every size;
+times must be finite and at least 0.01 us.
+
+Per size and run the table gives the fastest legal sequence (twins, the
+catalogue's second copies of a sequence, only measure noise and are left
+out), the fastest polled and the fastest blocking legal sequence, the host
+wait clzero's views used, and Auto with its ratio to the fastest legal
+sequence and that of the explicit policy that runs Auto's code: each time
+the median of the repetitions' medians. A legal sequence that showed a stale
+element at any size of the run is never named, as the benchmark itself
+ranks them; a clzero policy that showed one refuses the run.
 
   tools/paced_report.py            rewrite the block in docs/benchmarks.md
   tools/paced_report.py --check    exit 1 when the block differs from the runs
@@ -26,6 +34,7 @@ the fastest; a clzero policy that showed one refuses the run.
 import argparse
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -38,18 +47,24 @@ from sequence_report import size_name  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 DIR = os.path.join(ROOT, "docs", "bench", "paced")
-BLOCK = OneBlock("paced_report", "paced", 16000)
+BLOCK = OneBlock("paced_report", "paced", 20000)
 
-NAME = re.compile(r"^(?P<machine>[a-z0-9]+(?:-[a-z0-9]+)*?)-(?P<pace>none|sleep\d+|spin\d+)(?:-(?P<wait>wait|poll|map))?$")
-# The legal sequences' waits (benchmarks/sequences/catalogue.hpp): polled,
-# or blocking in one call.
+NAME = re.compile(r"^(?P<machine>[a-z0-9]+(?:-[a-z0-9]+)*?)-(?P<pace>none|sleep[1-9][0-9]*|spin[1-9][0-9]*)"
+                  r"(?:-(?P<wait>wait|poll|map))?$")
+# The legal sequences' waits (benchmarks/sequences/legal.hpp, Wait, and the
+# fine-grained SVM and USM sequences' "finish"): polled, or blocking in a
+# call; any other is refused.
 POLLED = ("poll", "poll_both")
-BLOCKING = ("wait", "wait_both", "blocking", "finish")
+BLOCKING = ("blocking", "wait", "wait_both", "blocking_events", "blocking_flushed", "finish")
+KINDS = ("legal", "twin", "clzero", "ub", "floor")
 AUTO = "clzero.Auto"
 # Auto's choice as the run's "auto" map gives it ("Svm (fine): why"), and the
-# explicit policy's variant that runs the same code ("clzero.Svm.fine"):
-# the spread between the two is the run's noise on one sequence.
+# explicit policy's variant that runs the same code ("clzero.Svm.fine").
 CHOICE = re.compile(r"^(?P<policy>[A-Za-z]+)(?: \((?P<arg>[a-z_]+)\))?: ")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+# The host wait as the context gives it: what the views did, then why.
+HOST_WAIT = re.compile(r"^(?P<what>[^(]+?) \((?P<why>.*)\)$")
+SAME_MACHINE = ("platform", "platform_version", "device", "device_version", "driver_version", "clzero_version", "cpu")
 
 
 class Refused(Exception):
@@ -61,44 +76,35 @@ def need(obj, key, kind, where):
         raise Refused("%s: no '%s'" % (where, key))
     v = obj[key]
     if kind is float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise Refused("%s: '%s' is not a number" % (where, key))
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise Refused("%s: '%s' is not a finite number" % (where, key))
+    elif kind is int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise Refused("%s: '%s' is not a whole number" % (where, key))
     elif not isinstance(v, kind):
         raise Refused("%s: '%s' is not a %s" % (where, key, kind.__name__))
     return v
+
+
+def no_doubles(pairs):
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise Refused("the key '%s' appears twice in one object" % k)
+        seen.add(k)
+    return dict(pairs)
 
 
 def parse_name(path):
     stem = os.path.splitext(os.path.basename(path))[0]
     m = NAME.match(stem)
     if not m:
-        raise Refused("%s: not named MACHINE-PACE[-WAIT].json (PACE none, sleepUS or spinUS; WAIT wait, poll or map)"
-                      % os.path.relpath(path, ROOT))
+        raise Refused("%s: not named MACHINE-PACE[-WAIT].json (PACE none, sleepUS or spinUS with US a whole number "
+                      "above 0 without leading zeros; WAIT wait, poll or map)" % os.path.relpath(path, ROOT))
     pace = m.group("pace")
     how = "none" if pace == "none" else pace.rstrip("0123456789")
     us = 0 if pace == "none" else int(pace[len(how):])
-    if how != "none" and us <= 0:
-        raise Refused("%s: a pace of 0 us is back to back: name it 'none'" % os.path.relpath(path, ROOT))
     return m.group("machine"), how, us, m.group("wait")
-
-
-def medians(results, where):
-    """{variant: median_us} of one repetition, and the variants that showed a stale element."""
-    out, stale = {}, set()
-    for name, r in results.items():
-        w = "%s: %s" % (where, name)
-        n = need(r, "stale_inferences", int, w)
-        if n < 0:
-            raise Refused("%s: a negative stale count" % w)
-        if n:
-            stale.add(name)
-        if "error" in r:
-            continue
-        us = need(r, "median_us", float, w)
-        if not us > 0 or need(r, "samples", int, w) <= 0:
-            raise Refused("%s: a median of %r us over %r samples" % (w, us, r.get("samples")))
-        out[name] = us
-    return out, stale
 
 
 def load(path):
@@ -106,30 +112,61 @@ def load(path):
     machine, how, us, wait = parse_name(path)
     try:
         with open(path, encoding="utf-8") as f:
-            d = json.load(f)
+            d = json.load(f, object_pairs_hook=no_doubles, parse_constant=lambda c: float(c))
     except (OSError, ValueError) as e:
+        raise Refused("%s: %s" % (where, e))
+    except Refused as e:
         raise Refused("%s: %s" % (where, e))
     if need(d, "schema", str, where) != "clzero.sequences/1":
         raise Refused("%s: schema '%s', not clzero.sequences/1" % (where, d["schema"]))
     ctx = need(d, "context", dict, where)
-    info = {k: need(ctx, k, str, where + ": context") for k in ("platform", "platform_version", "device",
-                                                                 "driver_version", "host_wait", "date")}
-    set_by = re.match(r"^\S+ \(CLZERO_HOST_WAIT=(\w+)\)$", info["host_wait"])
+    info = {k: need(ctx, k, str, where + ": context") for k in SAME_MACHINE + ("host_wait", "date")}
+    info["reps"] = need(ctx, "reps", int, where + ": context")
+    info["budget_s"] = need(ctx, "budget_s", float, where + ": context")
+    if not DATE.match(info["date"]):
+        raise Refused("%s: context: the date '%s' is not YYYY-MM-DDTHH:MM:SSZ" % (where, info["date"][:40]))
+    host = HOST_WAIT.match(info["host_wait"])
+    if not host:
+        raise Refused("%s: context: the host wait '%s' does not say what the views did and why" %
+                      (where, info["host_wait"][:60]))
+    set_by = re.match(r"^CLZERO_HOST_WAIT=(\w+)$", host.group("why"))
     if wait and (not set_by or set_by.group(1) != wait):
         raise Refused("%s: named for CLZERO_HOST_WAIT=%s, but its host wait was '%s'" %
                       (where, wait, info["host_wait"][:80]))
     if not wait and "CLZERO_HOST_WAIT" in info["host_wait"]:
         raise Refused("%s: its host wait was set by CLZERO_HOST_WAIT ('%s'): name the file for it" %
                       (where, info["host_wait"][:80]))
-    kinds = {}
+    info["views"] = host.group("what")
+
+    variants = {}
     for v in need(d, "variants", list, where):
-        kinds[need(v, "name", str, where + ": a variant")] = need(v, "kind", str, where + ": a variant")
-        if v["kind"] in ("legal", "twin"):
-            need(v, "wait", str, where + ": " + v["name"])
-    sizes = {}
+        name = need(v, "name", str, where + ": a variant")
+        w = "%s: %s" % (where, name)
+        if need(v, "section", str, w) != "serial":
+            continue
+        if name in variants:
+            raise Refused("%s: listed twice" % w)
+        kind = need(v, "kind", str, w)
+        if kind not in KINDS:
+            raise Refused("%s: kind '%s' is none of %s" % (w, kind, ", ".join(KINDS)))
+        if (name == AUTO or name.startswith("clzero.")) != (kind == "clzero"):
+            raise Refused("%s: kind '%s' for a variant so named" % (w, kind))
+        wait_kind = None
+        if kind in ("legal", "twin"):
+            wait_kind = need(v, "wait", str, w)
+            if wait_kind not in POLLED + BLOCKING:
+                raise Refused("%s: the wait '%s' is neither polled (%s) nor blocking (%s)" %
+                              (w, wait_kind, ", ".join(POLLED), ", ".join(BLOCKING)))
+        variants[name] = (kind, wait_kind)
+    if AUTO not in variants:
+        raise Refused("%s: %s is not among the serial variants" % (where, AUTO))
+
+    sizes, stale = {}, set()
     for s in need(d, "serial", list, where):
         b = need(s, "bytes", int, where + ": a size")
         w = "%s: %d bytes" % (where, b)
+        if b <= 0:
+            raise Refused("%s: not a size" % w)
         if b in sizes:
             raise Refused("%s: measured twice" % w)
         gap, gap_us = s.get("gap"), s.get("gap_us")
@@ -139,38 +176,53 @@ def load(path):
                 raise Refused("%s: paced (%s), the file's name says back to back" % (w, said))
         elif gap != how or isinstance(gap_us, bool) or not isinstance(gap_us, (int, float)) or gap_us != us:
             raise Refused("%s: paced %s, the file's name says %s %d us" % (w, said, how, us))
+        block = need(s, "block", int, w)
+        apart = need(s, "first_apart", bool, w)
+        if how != "none" and (block != 1 or apart):
+            raise Refused("%s: paced turns are one inference each, not %d%s" % (w, block, " (first apart)" if apart
+                                                                              else ""))
         reps = need(s, "reps", list, w)
+        if len(reps) != info["reps"]:
+            raise Refused("%s: %d repetition(s), the context says %d" % (w, len(reps), info["reps"]))
         if len(reps) < 2:
             raise Refused("%s: %d repetition(s); the table needs 2 or more" % (w, len(reps)))
-        per_variant, stale = {}, set()
+        times = {}
         for i, rep in enumerate(reps, 1):
-            m, st = medians(need(rep, "results", dict, "%s, repetition %d" % (w, i)), "%s, repetition %d" % (w, i))
-            stale |= st
-            for name, v in m.items():
-                if name not in kinds:
-                    raise Refused("%s: '%s' is not among the run's variants" % (w, name))
-                per_variant.setdefault(name, []).append(v)
-            if AUTO not in m:
-                raise Refused("%s, repetition %d: no time of %s" % (w, i, AUTO))
+            wr = "%s, repetition %d" % (w, i)
+            results = need(rep, "results", dict, wr)
+            for name in results:
+                if name not in variants:
+                    raise Refused("%s: '%s' is not among the run's serial variants" % (wr, name))
+            for name in variants:
+                if name not in results:
+                    raise Refused("%s: %s was not timed" % (wr, name))
+                r, wv = results[name], "%s: %s" % (wr, name)
+                if "error" in r:
+                    raise Refused("%s: failed (%s); a run with a failed variant is not reported" %
+                                  (wv, str(r["error"])[:60]))
+                n = need(r, "stale_inferences", int, wv)
+                if n < 0:
+                    raise Refused("%s: a negative stale count" % wv)
+                if n:
+                    stale.add(name)
+                t = need(r, "median_us", float, wv)
+                if t < 0.01 or need(r, "samples", int, wv) <= 0:
+                    raise Refused("%s: a median of %r us over %r samples" % (wv, t, r.get("samples")))
+                times.setdefault(name, []).append(t)
         choice = CHOICE.match(need(need(d, "auto", dict, where), str(b), str, where + ": auto"))
-        if not choice:
+        if not choice or choice.group("policy") == "Auto":
             raise Refused("%s: Auto's choice '%s' names no policy" % (w, d["auto"][str(b)][:60]))
         same = "clzero." + choice.group("policy") + ("." + choice.group("arg") if choice.group("arg") else "")
-        if same not in per_variant or len(per_variant[same]) != len(reps):
-            raise Refused("%s: Auto chose %s, which the run did not time in every repetition" % (w, same))
-        bad = sorted(n for n in stale if kinds.get(n) == "clzero")
-        if bad:
-            raise Refused("%s: clzero showed stale data (%s); the run is not reported" % (w, ", ".join(bad)))
-        med = {n: statistics.median(v) for n, v in per_variant.items() if n not in stale}
-        sizes[b] = (med, same)
+        if same not in variants:
+            raise Refused("%s: Auto chose %s, which the run did not time" % (w, same))
+        sizes[b] = ({n: statistics.median(v) for n, v in times.items()}, same, block, apart)
     if not sizes:
         raise Refused("%s: no serial size" % where)
-    waits = {}
-    for v in d["variants"]:
-        if v["kind"] in ("legal", "twin"):
-            waits[v["name"]] = v["wait"]
-    return {"machine": machine, "how": how, "us": us, "wait": wait, "info": info, "sizes": sizes, "waits": waits,
-            "path": where}
+    bad = sorted(n for n in stale if variants[n][0] == "clzero")
+    if bad:
+        raise Refused("%s: clzero showed stale data (%s); the run is not reported" % (where, ", ".join(bad)))
+    return {"machine": machine, "how": how, "us": us, "wait": wait, "info": info, "sizes": sizes,
+            "variants": variants, "stale": stale, "path": where}
 
 
 def fastest(med, names):
@@ -184,8 +236,12 @@ def us(v):
     return "%.1f" % v if v < 1000 else "%.0f" % v
 
 
-def pace_name(run):
-    p = {"none": "back to back", "sleep": "sleeps %d µs" % run["us"], "spin": "spins %d µs" % run["us"]}[run["how"]]
+def pace_name(run, block, apart):
+    if run["how"] == "none":
+        p = "back to back" + (" (inferences 2 to %d of turns of %d)" % (block, block) if apart else
+                              " (turns of %d)" % block if block > 1 else "")
+    else:
+        p = "%s %d µs, then one inference" % ("sleeps" if run["how"] == "sleep" else "spins", run["us"])
     return p + (" (`CLZERO_HOST_WAIT=%s`)" % run["wait"] if run["wait"] else "")
 
 
@@ -202,8 +258,10 @@ def generate(directory):
     for machine in sorted(machines):
         runs = sorted(machines[machine], key=lambda r: (order[r["how"]], r["us"], r["wait"] or ""))
         first = runs[0]
-        for r in runs[1:]:
-            for k in ("platform", "platform_version", "device", "driver_version"):
+        # One run per machine, pace and host wait: the file name says all
+        # three, and it has one spelling (no leading zeros).
+        for r in runs:
+            for k in SAME_MACHINE + ("reps", "budget_s"):
                 if r["info"][k] != first["info"][k]:
                     raise Refused("%s and %s: one machine's runs, but %s '%s' and '%s'" %
                                   (first["path"], r["path"], k, first["info"][k], r["info"][k]))
@@ -213,24 +271,27 @@ def generate(directory):
         dates = sorted(r["info"]["date"][:10] for r in runs)
         lines += ["### %s, %s (%s), driver %s (`%s`)" % (i["device"], i["platform"], i["platform_version"],
                                                           i["driver_version"], machine), "",
-                  "Runs of %s; median µs per inference, the median of the repetitions' medians:" %
-                  (dates[0] if dates[0] == dates[-1] else dates[0] + " to " + dates[-1]), "",
-                  "| size | the host before each inference | fastest legal sequence | µs | fastest polled | "
-                  "fastest blocking | clzero `Auto` | `Auto` ÷ fastest | Auto's policy named explicitly ÷ fastest |",
-                  "|---|---|---|--:|--:|--:|--:|--:|--:|"]
+                  "%d runs of %s, each of %d repetitions and a budget of %s s; median µs per inference, the median "
+                  "of the repetitions' medians:" %
+                  (len(runs), dates[0] if dates[0] == dates[-1] else dates[0] + " to " + dates[-1], i["reps"],
+                   "%g" % i["budget_s"]), "",
+                  "| size | the host before each timed inference | fastest legal sequence | µs | fastest polled | "
+                  "fastest blocking | clzero's views | clzero `Auto` | `Auto` ÷ fastest | Auto's policy named "
+                  "explicitly ÷ fastest |",
+                  "|---|---|---|--:|--:|--:|---|--:|--:|--:|"]
         for b in sorted(first["sizes"]):
             for r in runs:
-                med, same = r["sizes"][b]
-                legal = [n for n in med if n in r["waits"]]
-                best = fastest(med, legal)
+                med, same, block, apart = r["sizes"][b]
+                fresh = [n for n, (kind, _) in r["variants"].items() if kind == "legal" and n not in r["stale"]]
+                best = fastest(med, fresh)
                 if best is None:
-                    raise Refused("%s: %d bytes: no fresh legal sequence" % (r["path"], b))
-                polled = fastest(med, [n for n in legal if r["waits"][n] in POLLED])
-                blocked = fastest(med, [n for n in legal if r["waits"][n] in BLOCKING])
-                lines.append("| %s | %s | `%s` | %s | %s | %s | %s | %.2f | %.2f (`%s`) |" % (
-                    size_name(b), pace_name(r), best, us(med[best]), us(med[polled]) if polled else "–",
-                    us(med[blocked]) if blocked else "–", us(med[AUTO]), med[AUTO] / med[best], med[same] / med[best],
-                    same[len("clzero."):]))
+                    raise Refused("%s: %d bytes: no legal sequence fresh at every size" % (r["path"], b))
+                polled = fastest(med, [n for n in fresh if r["variants"][n][1] in POLLED])
+                blocked = fastest(med, [n for n in fresh if r["variants"][n][1] in BLOCKING])
+                lines.append("| %s | %s | `%s` | %s | %s | %s | %s | %s | %.2f | %.2f (`%s`) |" % (
+                    size_name(b), pace_name(r, block, apart), best, us(med[best]),
+                    us(med[polled]) if polled else "–", us(med[blocked]) if blocked else "–", r["info"]["views"],
+                    us(med[AUTO]), med[AUTO] / med[best], med[same] / med[best], same[len("clzero."):]))
         lines.append("")
     return "\n".join(lines)
 

@@ -76,9 +76,18 @@ def fastest_legal(d, b):
     times = {}
     for rep in size(d, b)["reps"]:
         for n, r in rep["results"].items():
-            if kinds[n] in ("legal", "twin") and "median_us" in r:
+            if kinds[n] == "legal":
                 times.setdefault(n, []).append(r["median_us"])
     return min(times, key=lambda n: statistics.median(times[n]))
+
+
+def variant(d, name):
+    return next(v for v in d["variants"] if v["name"] == name)
+
+
+def every_rep(d, b, f):
+    for r in size(d, b)["reps"]:
+        f(r["results"])
 
 
 def set_key(key, value):
@@ -102,7 +111,9 @@ case("a pace given as text", False, "the file's name says sleep",
      damage=(SLEPT, lambda d: size(d, 4096).update(gap_us="1000")))
 case("a name outside the pattern", False, "not named MACHINE-PACE",
      rename=(SLEPT, "pocl31-2vcpu-sleepy.json"))
-case("a pace of zero", False, "name it 'none'", rename=(SLEPT, "pocl31-2vcpu-sleep0.json"))
+case("a pace of zero", False, "not named MACHINE-PACE", rename=(SLEPT, "pocl31-2vcpu-sleep0.json"))
+case("a pace with a leading zero (a second spelling of one run)", False, "not named MACHINE-PACE",
+     rename=(SLEPT, "pocl31-2vcpu-sleep01000.json"))
 case("named for CLZERO_HOST_WAIT but measured", False, "named for CLZERO_HOST_WAIT=wait",
      damage=(WAITED, lambda d: d["context"].update(host_wait="poll (measured on a small kernel)")))
 case("named for another CLZERO_HOST_WAIT", False, "named for CLZERO_HOST_WAIT=poll",
@@ -114,15 +125,16 @@ case("set by CLZERO_HOST_WAIT but not named for it", False, "name the file for i
 case("not JSON", False, SLEPT, raw=(SLEPT, "{\"schema\": "))
 case("another schema", False, "not clzero.sequences/1", damage=(SLEPT, set_key("schema", "clzero.bench/1")))
 case("no context", False, "no 'context'", damage=(SLEPT, lambda d: d.pop("context")))
-case("one repetition", False, "1 repetition(s)",
+case("one repetition", False, "1 repetition(s), the context says 2",
      damage=(SLEPT, lambda d: size(d, 4096).update(reps=size(d, 4096)["reps"][:1])))
 case("a size measured twice", False, "measured twice",
      damage=(SLEPT, lambda d: d["serial"].append(json.loads(json.dumps(d["serial"][0])))))
 case("no serial size", False, "no serial size", damage=(SLEPT, set_key("serial", [])))
-case("Auto missing from a repetition", False, "no time of clzero.Auto",
+case("Auto missing from a repetition", False, "clzero.Auto was not timed",
      damage=(SLEPT, lambda d: results(d, 4096, 1).pop("clzero.Auto")))
-case("Auto's policy never timed", False, "which the run did not time",
-     damage=(SLEPT, lambda d: results(d, 262144).pop("clzero.Svm.fine")))
+case("Auto's policy not in the run", False, "which the run did not time",
+     damage=(SLEPT, lambda d: (d.update(variants=[v for v in d["variants"] if v["name"] != "clzero.Svm.fine"]),
+                               [r["results"].pop("clzero.Svm.fine") for s in d["serial"] for r in s["reps"]])))
 case("Auto's choice naming no policy", False, "names no policy",
      damage=(SLEPT, lambda d: d["auto"].update({"4096": "(Auto failed: no device)"})))
 case("a clzero policy stale", False, "clzero showed stale data",
@@ -131,20 +143,73 @@ case("a negative stale count", False, "a negative stale count",
      damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(stale_inferences=-1)))
 case("a median of zero", False, "a median of 0",
      damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(median_us=0)))
-case("a median given as text", False, "'median_us' is not a number",
+case("a median given as text", False, "'median_us' is not a finite number",
      damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(median_us="27.6")))
 case("no samples", False, "over 0 samples",
      damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(samples=0)))
-case("a result of no variant", False, "is not among the run's variants",
+case("a result of no variant", False, "is not among the run's serial variants",
      damage=(SLEPT, lambda d: results(d, 4096).update({"legal.made_up": dict(results(d, 4096)["clzero.Auto"])})))
 case("another machine's driver among the runs", False, "one machine's runs, but driver_version",
      damage=(SLEPT, lambda d: d["context"].update(driver_version="3.2+debian")))
 case("another size among one machine's runs", False, "different sizes",
      damage=(SLEPT, lambda d: d.update(serial=[s for s in d["serial"] if s["bytes"] != 4194304])))
 # A stale legal sequence is never the fastest: marking the fastest stale
-# changes the table, and the block is found out of date.
+# changes the table, and the block is found out of date; so does marking it
+# stale at another size only (the benchmark ranks a sequence stale anywhere
+# in its section as stale everywhere).
 case("the fastest legal sequence stale", False, "differs from what",
      damage=(SLEPT, lambda d: results(d, 4096)[fastest_legal(d, 4096)].update(stale_inferences=1)))
+case("the fastest legal sequence stale at another size only", False, "differs from what",
+     damage=(SLEPT, lambda d: results(d, 4194304)[fastest_legal(d, 4096)].update(stale_inferences=1)))
+# A twin is the same code as a legal sequence, timed again for noise: never
+# named, however fast, so the table does not change.
+case("a twin fastest", True, "matches",
+     damage=(SLEPT, lambda d: every_rep(d, 4096, lambda r: r["twin.svm_fine.poll"].update(median_us=1.0))))
+
+# What the review of the first version found accepted.
+case("a wait neither polled nor blocking", False, "is neither polled",
+     damage=(SLEPT, lambda d: variant(d, fastest_legal(d, 4096)).update(wait="nothing")))
+case("a variant timed in one repetition only", False, "was not timed",
+     damage=(SLEPT, lambda d: results(d, 4096, 1).pop("legal.svm_fine.poll")))
+case("a variant that failed", False, "failed (",
+     damage=(SLEPT, lambda d: results(d, 4096, 1)["legal.svm_fine.poll"].update(error="construction failed")))
+case("an infinite median", False, "'median_us' is not a finite number",
+     raw=(SLEPT, RUN_DATA[SLEPT].replace('"median_us": ', '"median_us": Infinity, "was": ', 1)))
+case("a median of 1e-300", False, "a median of 1e-300",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(median_us=1e-300)))
+case("a key twice in one object", False, "appears twice",
+     raw=(SLEPT, RUN_DATA[SLEPT].replace('"median_us": ', '"median_us": 1.0, "median_us": ', 1)))
+case("another clzero version among one machine's runs", False, "but clzero_version",
+     damage=(SLEPT, lambda d: d["context"].update(clzero_version="0.2.0")))
+case("another CPU among one machine's runs", False, "but cpu",
+     damage=(SLEPT, lambda d: d["context"].update(cpu="another CPU")))
+case("another budget among one machine's runs", False, "but budget_s",
+     damage=(SLEPT, lambda d: d["context"].update(budget_s=50.0)))
+case("a date that is not one", False, "is not YYYY-MM-DDTHH:MM:SSZ",
+     damage=(SLEPT, lambda d: d["context"].update(date="not a date at all")))
+case("a host wait that does not say why", False, "does not say what the views did",
+     damage=(SLEPT, lambda d: d["context"].update(host_wait="poll")))
+case("the measured host wait changed", False, "differs from what",
+     damage=(SLEPT, lambda d: d["context"].update(host_wait="clWaitForEvents (measured on a small kernel)")))
+case("Auto listed as a legal sequence", False, "for a variant so named",
+     damage=(SLEPT, lambda d: variant(d, "clzero.Auto").update(kind="legal", wait="poll")))
+case("a legal sequence listed as clzero", False, "for a variant so named",
+     damage=(SLEPT, lambda d: variant(d, "legal.svm_fine.poll").update(kind="clzero")))
+case("an unknown kind", False, "is none of",
+     damage=(SLEPT, lambda d: variant(d, "legal.svm_fine.poll").update(kind="fast")))
+case("a variant listed twice", False, "listed twice",
+     damage=(SLEPT, lambda d: d["variants"].append(dict(variant(d, "legal.svm_fine.poll")))))
+case("a pipelined variant among the serial results", False, "is not among the run's serial variants",
+     damage=(SLEPT, lambda d: results(d, 4096).update({"ring2.clzero.Auto": dict(results(d, 4096)["clzero.Auto"])})))
+case("Auto's choice naming Auto", False, "names no policy",
+     damage=(SLEPT, lambda d: d["auto"].update({"4096": "Auto: itself"})))
+case("a negative size", False, "not a size", damage=(SLEPT, lambda d: size(d, 4096).update(bytes=-4096)))
+case("a count given as true", False, "'samples' is not a whole number",
+     damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(samples=True)))
+case("Auto's policy stale", False, "clzero showed stale data (clzero.Svm.fine)",
+     damage=(SLEPT, lambda d: results(d, 262144)["clzero.Svm.fine"].update(stale_inferences=2)))
+case("paced turns of four inferences", False, "paced turns are one inference each",
+     damage=(SLEPT, lambda d: size(d, 4096).update(block=4)))
 case("a time changed", False, "differs from what",
      damage=(SLEPT, lambda d: results(d, 4096)["clzero.Auto"].update(median_us=12.5)))
 
