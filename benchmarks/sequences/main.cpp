@@ -134,18 +134,22 @@ struct Plan {
 // inference is still timed apart ("first_median_us"), so the cold case stays
 // in the report. From 4 MiB on, an inference takes long enough that the
 // host's caches do not show, and one per turn keeps the rounds many.
-Plan serial_plan(std::size_t bytes) {
-  if (g_gap.us > 0) {
-    Plan p = bytes <= 4096           ? Plan{200, 20, 1, 20, 1.0}
-             : bytes <= (256u << 10) ? Plan{120, 5, 1, 10, 1.0}
-                                     : Plan{60, 4, 1, 5, 1.5};
-    p.paced = true;
-    return p;
-  }
+Plan back_to_back_plan(std::size_t bytes) {
   if (bytes <= 4096) return {200, 20, 4, 20, 1.0, true};
   if (bytes <= (256u << 10)) return {120, 5, 4, 10, 1.0, true};
   if (bytes <= (4u << 20)) return {60, 4, 1, 5, 1.5};
   return {12, 1, 1, 3, 2.0};
+}
+
+// Paced (--gap-us), the same rounds with one inference per turn.
+Plan serial_plan(std::size_t bytes) {
+  Plan p = back_to_back_plan(bytes);
+  if (g_gap.us > 0) {
+    p.block = 1;
+    p.first_apart = false;
+    p.paced = true;
+  }
+  return p;
 }
 
 Plan pipelined_plan(std::size_t bytes) {
@@ -824,14 +828,23 @@ int main(int argc, char** argv) {
       o.confirm_kinds_reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
     else if (a == "--confirm-reps")
       o.confirm_reps = static_cast<std::size_t>(std::max(1, std::atoi(value())));
-    else if (a == "--gap-us")
-      o.gap_us = std::atof(value());
+    else if (a == "--gap-us") {
+      const char* text = value();
+      char* end = nullptr;
+      o.gap_us = std::strtod(text, &end);
+      if (end == text || *end != '\0') o.gap_us = -1;  // refused below
+    }
     else if (a == "--gap-spin")
       o.gap_spin = true;
     else
       return usage();
   }
 
+  if (!(o.gap_us >= 0) || (o.gap_spin && o.gap_us <= 0)) {
+    std::fprintf(stderr, "clzero_sequences: --gap-us needs a number of microseconds above 0%s\n",
+                 o.gap_spin ? " (--gap-spin spins that gap)" : "");
+    return usage();
+  }
   g_gap = {o.gap_us, o.gap_spin};
   try {
     const auto start = Clock::now();

@@ -13,8 +13,8 @@
 // (ELF interposition: the calls the headers and libstdc++ compile into it
 // land here) and passes them on.
 //
-// The waits: every clWaitForEvents and every blocking map of the test's
-// thread takes kWakeUp longer, a wake-up far above what load does to the
+// The waits: every clWaitForEvents and every blocking map of a measurement
+// the test makes takes kWakeUp longer, a wake-up far above what load does to the
 // real times, so that without a burst polling wins every block. On PoCL 3.1
 // the real ones are too close to decide anything: here polling and
 // clWaitForEvents measure 44 to 66 us, blocking clearly faster in 2 or 3 of
@@ -70,8 +70,7 @@ constexpr int kNoBurst = -1, kEveryBlock = 1000;
 std::atomic<int> burst_block{kNoBurst};  // the block whose status queries return late
 std::atomic<int> gaps{0};                // the measurement's sleeps between blocks so far
 std::atomic<int> slowed{0};
-thread_local bool measuring = false;  // this thread runs the measurement
-thread_local bool woken = false;      // this thread's blocking waits take kWakeUp longer
+thread_local bool measuring = false;  // this thread runs a measurement: its blocking waits take kWakeUp longer
 
 }  // namespace
 
@@ -98,7 +97,7 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info nam
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* events) {
   static const auto real = CLZERO_TEST_NEXT(clWaitForEvents);
   const cl_int rc = real(count, events);
-  if (woken) clzero_test::spin_for(kWakeUp);
+  if (measuring) clzero_test::spin_for(kWakeUp);
   return rc;
 }
 
@@ -107,7 +106,7 @@ CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue queue, cl_mem
                                                   const cl_event* wait_list, cl_event* event, cl_int* rc) {
   static const auto real = CLZERO_TEST_NEXT(clEnqueueMapBuffer);
   void* p = real(queue, buffer, blocking, flags, offset, size, waits, wait_list, event, rc);
-  if (woken && blocking != CL_FALSE) clzero_test::spin_for(kWakeUp);
+  if (measuring && blocking != CL_FALSE) clzero_test::spin_for(kWakeUp);
   return p;
 }
 
@@ -116,7 +115,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue queue, cl_bool 
                                                 cl_event* event) {
   static const auto real = CLZERO_TEST_NEXT(clEnqueueSVMMap);
   const cl_int rc = real(queue, blocking, flags, ptr, size, waits, wait_list, event);
-  if (woken && blocking != CL_FALSE) clzero_test::spin_for(kWakeUp);
+  if (measuring && blocking != CL_FALSE) clzero_test::spin_for(kWakeUp);
   return rc;
 }
 
@@ -156,7 +155,6 @@ detail::WaitMethod measure_with_burst(Env& env, int block, int& slowed_queries) 
 
 TEST_CASE("A burst of load while the host's wait is measured does not make the device's views block", "[wait_burst]") {
   Env& env = Env::get();
-  woken = true;
   int slowed_queries = 0;
   // Quiet first: where the measurement blocks without a burst, a burst has
   // nothing to show. With the simulated wake-up that takes load of more than
