@@ -91,7 +91,10 @@ void device_report(cl_device_id device, const Args& args) {
     std::snprintf(spin, sizeof spin,
                   "poll for up to %.0f us (or 1.25 times the tensor's last wait, at most 10 ms), then clWaitForEvents",
                   base_us);
-  row("host views wait", std::string(wait.poll ? spin : "clWaitForEvents at once") + " (" + wait.reason + ")");
+  std::string how = wait.poll ? spin : "clWaitForEvents at once";
+  if (wait.poll && wait.idle_block)
+    how += "; clWaitForEvents at once where the thread was off its core 0.5 ms or more since its last wait";
+  row("host views wait", how + " (" + wait.reason + ")");
   const std::size_t sizes[] = {4096, std::size_t{1} << 20, std::size_t{16} << 20};
   const auto candidates = clzero::policy::available(c, clzero::Intent::output);
   std::vector<std::vector<clzero::Measurement>> results;

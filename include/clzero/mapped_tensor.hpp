@@ -621,7 +621,12 @@ class MappedTensor {
     // 1.08 to 1.15 times the fastest hand-written ring, which polls, in three
     // of three runs (docs/logs/ci/22-sequences-pocl31/), polling at most 1.07
     // in six (docs/logs/ci/21-sequences-pocl31/).
-    if (q.in_ring) q.host_wait.block_after_ns = 0;
+    // For the same reason a slot's views keep polling after the thread was
+    // idle: a slot's kernel runs while the host does other work.
+    if (q.in_ring) {
+      q.host_wait.block_after_ns = 0;
+      q.host_wait.idle_block = false;
+    }
     if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
       detail::raise_invalid(doing,
                             "shape " + shape.to_string() + " of " + std::to_string(sizeof(T)) +

@@ -30,13 +30,13 @@
 
 #include "support/catch.hpp"
 #include "support/freshness.hpp"
+#include "support/gated_wait.hpp"
 #include "support/interpose.hpp"
 #include "support/test_env.hpp"
 
 namespace {
 
-std::atomic<int> waits{0};   // clWaitForEvents calls
-std::atomic<int> looks{0};   // status queries (CL_EVENT_COMMAND_EXECUTION_STATUS)
+clzero_test::WaitCounters counted;  // clWaitForEvents calls and status queries
 constexpr auto kLongGate = std::chrono::milliseconds(30);
 constexpr int kInferences = 6;
 
@@ -46,14 +46,14 @@ extern "C" {
 
 CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* events) {
   static const auto real = CLZERO_TEST_NEXT(clWaitForEvents);
-  ++waits;
+  ++counted.waits;
   return real(count, events);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
                                                size_t* size_ret) {
   static const auto real = CLZERO_TEST_NEXT(clGetEventInfo);
-  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS) ++looks;
+  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS) ++counted.looks;
   return real(event, name, size, value, size_ret);
 }
 
@@ -63,58 +63,6 @@ using namespace clzero;
 using namespace clzero_test;
 
 namespace {
-
-/// What one view's opening did.
-struct Opened {
-  int waits = 0;
-  int looks = 0;
-};
-
-/// A thread that completes `user` `gate` after the waiting thread first
-/// looks at an event or calls clWaitForEvents (the counters past `before`),
-/// so that the first look always finds the wait not over, however late this
-/// thread or the waiting one is scheduled. Gives up waiting for a look after
-/// 10 s.
-std::thread open_after_first_look(cl_event user, std::chrono::microseconds gate, int before) {
-  return std::thread([user, gate, before] {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (looks.load() + waits.load() == before && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::yield();
-    std::this_thread::sleep_for(gate);
-    clSetUserEventStatus(user, CL_COMPLETE);
-  });
-}
-
-/// One inference through `t`: where `gate` is positive, the kernel waits
-/// behind a user event that a thread completes `gate` later; the host opens
-/// a view (counted) and reads every element. Adds the wrong elements to
-/// `wrong`.
-template <class Tensor>
-Opened inference(Tensor& t, Kernel& fill, std::size_t n, std::uint32_t iter, std::chrono::microseconds gate,
-                 std::size_t& wrong) {
-  Env& env = Env::get();
-  cl_event user = nullptr;
-  if (gate.count() > 0) {
-    cl_int rc = CL_SUCCESS;
-    user = clCreateUserEvent(env.context, &rc);
-    ok(rc, "clCreateUserEvent");
-    ok(clEnqueueMarkerWithWaitList(env.queue, 1, &user, nullptr), "clEnqueueMarkerWithWaitList");
-  }
-  fill_iteration(t, fill, n, iter);
-  Opened o;
-  const int waits_before = waits.load(), looks_before = looks.load();
-  std::thread opener;
-  if (user != nullptr) opener = open_after_first_look(user, gate, waits_before + looks_before);
-  {
-    auto view = t.read_view();
-    o.waits = waits.load() - waits_before;
-    o.looks = looks.load() - looks_before;
-    for (std::size_t i = 0; i < n; ++i) wrong += view[i] != value(static_cast<std::uint32_t>(i), iter) ? 1 : 0;
-  }
-  if (opener.joinable()) opener.join();
-  if (user != nullptr) clReleaseEvent(user);
-  return o;
-}
 
 /// Long waits, then short ones, through `t`.
 template <class Tensor>
@@ -127,7 +75,7 @@ void long_then_short(Tensor& t, const char* name) {
   // The first long wait polls up to the long wait, then blocks; every later
   // one blocks at once, after one look at each event.
   for (int i = 0; i < kInferences; ++i) {
-    const Opened o = inference(t, fill, n, iter++, kLongGate, wrong);
+    const Opened o = gated_inference(t, fill, n, iter++, kLongGate, wrong, counted);
     seen += " long: " + std::to_string(o.waits) + " waits, " + std::to_string(o.looks) + " looks;";
     INFO(name << ":" << seen);
     CHECK(o.waits >= 1);
@@ -135,7 +83,8 @@ void long_then_short(Tensor& t, const char* name) {
   }
 
   // Short kernels again, read fresh whichever way the views wait.
-  for (int i = 0; i < kInferences; ++i) inference(t, fill, n, iter++, std::chrono::microseconds(0), wrong);
+  for (int i = 0; i < kInferences; ++i)
+    gated_inference(t, fill, n, iter++, std::chrono::microseconds(0), wrong, counted);
   CHECK(wrong == 0);
 }
 
@@ -172,8 +121,7 @@ TEST_CASE("On a CPU device a view blocks at once after a long wait", "[wait_long
   if (!w.map_at_view) {
     MappedTensor<std::uint32_t, policy::Persistent> persistent(env.context, env.queue, {n}, Intent::output);
     long_then_short(persistent, "Persistent");
-    MappedTensor<std::uint32_t, policy::MapPerInference> per_inference(env.context, env.queue, {n},
-                                                                       Intent::output);
+    MappedTensor<std::uint32_t, policy::MapPerInference> per_inference(env.context, env.queue, {n}, Intent::output);
     long_then_short(per_inference, "MapPerInference");
   }
   if (w.map_at_view && !env.caps.svm_fine_grain_buffer)
@@ -187,28 +135,6 @@ TEST_CASE("On a CPU device a view blocks at once after a long wait", "[wait_long
 #endif
 }
 
-namespace {
-
-/// Waits through detail::await for a user event that a thread completes
-/// `gate` later; what the wait did.
-Opened await_gated(const detail::HostWait& w, std::chrono::microseconds gate) {
-  cl_int rc = CL_SUCCESS;
-  cl_event user = clCreateUserEvent(Env::get().context, &rc);
-  ok(rc, "clCreateUserEvent");
-  EventList events;
-  events.retain(user);
-  const int waits_before = waits.load(), looks_before = looks.load();
-  std::thread opener = open_after_first_look(user, gate, waits_before + looks_before);
-  const cl_int done = detail::await(events, w);
-  Opened o{waits.load() - waits_before, looks.load() - looks_before};
-  opener.join();
-  clReleaseEvent(user);
-  CHECK(done == CL_SUCCESS);
-  return o;
-}
-
-}  // namespace
-
 TEST_CASE("A wait past the long-wait bound blocks at once next time, and polls again after a short one",
           "[wait_long_unit]") {
   detail::HostWait w;
@@ -219,24 +145,24 @@ TEST_CASE("A wait past the long-wait bound blocks at once next time, and polls a
   w.block_after_ns = 50'000'000;  // 50 ms
   const auto longer = std::chrono::milliseconds(150), shorter = std::chrono::milliseconds(1);
 
-  Opened o = await_gated(w, longer);  // nothing learned yet: polls up to 50 ms, then blocks
+  Opened o = await_gated(w, longer, counted);  // nothing learned yet: polls up to 50 ms, then blocks
   CHECK(o.looks > 1);
   CHECK(o.waits == 1);
   CHECK(w.last_ns >= 100'000'000);
-  o = await_gated(w, longer);  // the last wait was long: blocks after one look
+  o = await_gated(w, longer, counted);  // the last wait was long: blocks after one look
   CHECK(o.looks == 1);
   CHECK(o.waits == 1);
-  o = await_gated(w, shorter);  // still blocks at once, and learns the short wait
+  o = await_gated(w, shorter, counted);  // still blocks at once, and learns the short wait
   CHECK(o.looks == 1);
   CHECK(o.waits == 1);
   CHECK(w.last_ns < 50'000'000);
-  o = await_gated(w, shorter);  // polls again
+  o = await_gated(w, shorter, counted);  // polls again
   CHECK(o.looks > 1);
   CHECK(o.waits == 0);
 
   // set_spin_wait(0) never polls, bound or not.
   set_spin_wait(std::chrono::nanoseconds(0));
-  o = await_gated(w, shorter);
+  o = await_gated(w, shorter, counted);
   set_spin_wait(std::chrono::microseconds(100));
   CHECK(o.looks == 0);
   CHECK(o.waits == 1);
@@ -262,9 +188,9 @@ TEST_CASE("A TensorRing's slots poll through long waits on a CPU device", "[wait
   std::size_t wrong = 0;
   std::string seen;
   for (std::uint32_t i = 0; i < 8; ++i) {
-    const Opened o = inference(ring[i], fill, n, i + 1, gate, wrong);
-    seen += " slot " + std::to_string(i % 2) + ": " + std::to_string(o.waits) + " waits, " +
-            std::to_string(o.looks) + " looks;";
+    const Opened o = gated_inference(ring[i], fill, n, i + 1, gate, wrong, counted);
+    seen += " slot " + std::to_string(i % 2) + ": " + std::to_string(o.waits) + " waits, " + std::to_string(o.looks) +
+            " looks;";
     INFO("gate " << gate.count() << " us:" << seen);
     if (i >= 2) CHECK(o.looks > 1);  // each slot's first wait was long
   }

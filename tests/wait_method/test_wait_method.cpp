@@ -56,6 +56,26 @@ TEST_CASE("The host's wait is measured on the device, once, and every tensor on 
         (first.svm_measured && first.svm_map_wins >= detail::kMapWinBlocks &&
          first.svm_map_us < detail::kMapMustWinBy * std::min(first.svm_poll_us, first.svm_block_us)));
   CHECK(first.reason.find("measured") != std::string::npos);
+  // The wait after idle: measured where views poll and the thread's CPU
+  // time can be read; blocking needs a clear win, except on CPU devices,
+  // which block unless polling wins clearly (test_wait_idle.cpp checks
+  // both ways under simulated costs).
+  long long cpu_ns = 0;
+  CHECK(first.idle_measured == (first.poll && detail::thread_cpu_ns(cpu_ns)));
+  if (first.idle_measured) {
+    CHECK(first.idle_rounds == detail::kIdleRounds);
+    CHECK(first.idle_poll_us > 0);
+    CHECK(first.idle_block_us > 0);
+    CHECK(first.idle_block_wins + first.idle_poll_wins <= first.idle_rounds);
+    CHECK(first.reason.find("after a sleep of") != std::string::npos);
+    const bool polling_wins = first.idle_poll_wins >= detail::kIdleWinRounds &&
+                              first.idle_poll_us < detail::kBlockMustWinBy * first.idle_block_us;
+    const bool blocking_wins = first.idle_block_wins >= detail::kIdleWinRounds &&
+                               first.idle_block_us < detail::kBlockMustWinBy * first.idle_poll_us;
+    CHECK(first.idle_block == (env.caps.is_cpu() ? !polling_wins : blocking_wins));
+  } else {
+    CHECK_FALSE(first.idle_block);
+  }
 
   // Kept: a second measurement would not give the very same medians.
   const detail::WaitMethod again = detail::wait_method(env.context, env.device);

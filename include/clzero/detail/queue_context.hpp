@@ -86,6 +86,7 @@ struct QueueContext {
     const WaitMethod wait = wait_method(q.ctx(), q.device);
     q.host_wait.poll = wait.poll;
     q.host_wait.block_after_ns = static_cast<long long>(wait.block_after_us * 1000.0);
+    q.host_wait.idle_block = wait.poll && wait.idle_block;
     q.map_at_view = wait.map_at_view;
     q.svm_map_at_view = wait.svm_map_at_view;
     return q;

@@ -49,6 +49,15 @@
 // a TensorRing's slots (whose views overlap later inferences) always map
 // right after their kernels and poll or wait.
 //
+// Where views poll, the probe also times polling and clWaitForEvents right
+// after the thread slept (kIdleGap): a view whose thread was off its core
+// since its last wait (events.hpp, kIdleOffCoreNs) blocks at once where
+// clWaitForEvents won clearly there (WaitMethod::idle_block). An engine that
+// sleeps between inferences waiting for its input then waits like the
+// fastest hand-written code does after a sleep, and one that runs back to
+// back, or works on the host between inferences, keeps polling.
+// CLZERO_IDLE_WAIT=poll|wait sets that choice without measuring it.
+//
 // CLZERO_HOST_WAIT=map|poll|wait sets the method without measuring (tests run
 // every protocol on one device with it). CLZERO_WAIT_MEASURE=0 (or an OpenCL
 // layer in OPENCL_LAYERS) skips the measurement and keeps the rule it
@@ -70,6 +79,7 @@
 #include <thread>
 #include <vector>
 
+#include "clzero/events.hpp"
 #include "clzero/handle.hpp"
 
 namespace clzero {
@@ -112,6 +122,21 @@ constexpr std::chrono::milliseconds kWaitBlockGap{5};
 constexpr double kWakesPerLongWait = 50;
 constexpr double kMinLongWaitUs = 1000;
 constexpr double kMaxLongWaitUs = 10000;
+// A thread that slept before the kernel was enqueued can find blocking
+// faster where polling wins back to back. Paced by a sleep of 1 ms before
+// each inference on PoCL 3.1 (2 vCPUs), every polled legal sequence took
+// 45 to 59 us at 4 KiB and every blocking one 25 to 34 us, while back to
+// back polling took 28 us and clWaitForEvents 59 (docs/benchmarks.md,
+// "Paced"). So where views poll, the probe also times polling and
+// clWaitForEvents each right after a sleep of kIdleGap, kIdleRounds times,
+// alternating which goes first; blocking after idle is chosen where
+// clWaitForEvents beats polling clearly (below kBlockMustWinBy times) in
+// kIdleWinRounds of the pairs and over all of them, and on CPU devices
+// unless polling beats clWaitForEvents so (events.hpp, kIdleOffCoreNs, says
+// when a view counts as idle). It adds about 40 ms to the measurement.
+constexpr std::chrono::milliseconds kIdleGap{1};
+constexpr int kIdleRounds = 16;
+constexpr int kIdleWinRounds = 10;
 
 /// The wait a device's host views use, and the measurement behind it.
 struct WaitMethod {
@@ -135,7 +160,16 @@ struct WaitMethod {
   /// CPU devices whose wait is polling: a view polls up to this long and
   /// blocks at once where the tensor's last wait was longer (0: none).
   double block_after_us = 0;
-  std::string reason;            ///< a sentence for clzero-info and logs
+  // After the thread was idle (off its core kIdleOffCoreNs or more since its
+  // last wait), measured where views poll and the thread's CPU time can be read.
+  bool idle_measured = false;  ///< polling and clWaitForEvents were timed after sleeps
+  bool idle_block = false;     ///< views block at once after the thread was idle
+  double idle_poll_us = 0;     ///< median of poll_us's sequence right after a sleep of kIdleGap
+  double idle_block_us = 0;    ///< median of block_us's sequence right after a sleep of kIdleGap
+  int idle_rounds = 0;         ///< pairs timed (kIdleRounds)
+  int idle_block_wins = 0;     ///< pairs where clWaitForEvents beat polling clearly
+  int idle_poll_wins = 0;      ///< pairs where polling beat clWaitForEvents clearly
+  std::string reason;          ///< a sentence for clzero-info and logs
 };
 
 /// The rule used where nothing was measured: poll on GPUs and other devices
@@ -159,6 +193,18 @@ inline bool wait_from_environment(WaitMethod& w) {
   w.svm_map_at_view = w.map_at_view;
   w.poll = name != "wait";
   w.reason = "CLZERO_HOST_WAIT=" + name;
+  return true;
+}
+
+/// The idle wait CLZERO_IDLE_WAIT names ("poll": as when busy, "wait":
+/// block at once), set in `w`; false where it names neither.
+inline bool idle_wait_from_environment(WaitMethod& w) {
+  const char* env = std::getenv("CLZERO_IDLE_WAIT");
+  if (env == nullptr || env[0] == '\0') return false;
+  const std::string name = env;
+  if (name != "poll" && name != "wait") return false;
+  w.idle_block = name == "wait";
+  w.reason += "; after the thread was idle: CLZERO_IDLE_WAIT=" + name;
   return true;
 }
 
@@ -389,6 +435,51 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
                     w.block_after_us);
       w.reason += text;
     }
+    // After idle: each of polling and clWaitForEvents right after a sleep,
+    // the queue finished before it, so that only the kernel and its map are
+    // timed, as in every round above.
+    long long cpu_ns = 0;
+    if (w.poll && thread_cpu_ns(cpu_ns)) {
+      std::vector<double> idle[2];  // by way: kPoll, kWait
+      for (int r = 0; r < kIdleRounds; ++r, ++round) {
+        double pair[2] = {0, 0};
+        for (int k = 0; k < 2; ++k) {
+          const Way way = (r + k) % 2 == 0 ? kPoll : kWait;
+          if (clFinish(q) != CL_SUCCESS) return wait_rule(device, "wait not measured (clFinish failed)");
+          std::this_thread::sleep_for(kIdleGap);
+          const double us = once(kBuffer, way, static_cast<std::uint32_t>(7 * round + k + 1));
+          if (us < 0) {
+            clFinish(q);
+            return wait_rule(device, "wait not measured (the probe kernel or its map failed)");
+          }
+          pair[way] = us;
+          idle[way].push_back(us);
+        }
+        w.idle_block_wins += pair[kWait] < kBlockMustWinBy * pair[kPoll] ? 1 : 0;
+        w.idle_poll_wins += pair[kPoll] < kBlockMustWinBy * pair[kWait] ? 1 : 0;
+        ++w.idle_rounds;
+      }
+      clFinish(q);
+      w.idle_measured = true;
+      w.idle_poll_us = median(idle[kPoll]);
+      w.idle_block_us = median(idle[kWait]);
+      // Elsewhere clWaitForEvents must win clearly, as for the busy wait; on
+      // CPU devices polling must, since there the polling thread holds a
+      // core the waking work-items need (the reason for block_after_us).
+      // On PoCL 3.1 (2 vCPUs) the probe sometimes measured the two alike
+      // for a whole process, around 150 us, while the paced runs of that
+      // process found blocking about twice as fast after a sleep.
+      const bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+      w.idle_block = cpu ? !(w.idle_poll_wins >= kIdleWinRounds && w.idle_poll_us < kBlockMustWinBy * w.idle_block_us)
+                         : w.idle_block_wins >= kIdleWinRounds && w.idle_block_us < kBlockMustWinBy * w.idle_poll_us;
+      std::snprintf(text, sizeof text,
+                    "; after a sleep of %lld ms: polling %.1f us, clWaitForEvents %.1f us, polling clearly faster "
+                    "in %d of %d, clWaitForEvents in %d (%s)",
+                    static_cast<long long>(kIdleGap.count()), w.idle_poll_us, w.idle_block_us, w.idle_poll_wins,
+                    w.idle_rounds, w.idle_block_wins,
+                    w.idle_block ? "views block at once after the thread was idle" : "views poll after idle too");
+      w.reason += text;
+    }
     if (svm_on) {
       w.svm_measured = true;
       w.svm_poll_us = median(all[kSvm][kPoll]);
@@ -428,6 +519,7 @@ inline WaitMethod wait_method(cl_context context, cl_device_id device) {
     w = env != nullptr && env[0] == '0'          ? wait_rule(device, "CLZERO_WAIT_MEASURE=0")
         : layers != nullptr && layers[0] != '\0' ? wait_rule(device, "under an OpenCL layer")
                                                  : measure_wait(context, device);
+  idle_wait_from_environment(w);
   cache.emplace(device, w);
   return w;
 }

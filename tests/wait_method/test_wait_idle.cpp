@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: Apache-2.0
+// A thread that slept before its inference can find blocking faster where
+// polling wins back to back: paced by a sleep of 1 ms before each
+// inference on PoCL 3.1 (2 vCPUs), the fastest legal sequence blocked (25
+// us at 4 KiB, every polled one 45 us or more) while clzero's views, whose
+// wait was measured back to back, polled (Auto 1.89 times the fastest at 4
+// KiB, 1.45 at 256 KiB; docs/benchmarks.md, "Paced"). So the probe also
+// times both waits right after a sleep (detail/wait_method.hpp,
+// WaitMethod::idle_block), and a view whose thread was off its core for
+// kIdleOffCoreNs or more since its last wait blocks at once where that
+// measurement says so (events.hpp, thread_was_idle).
+//
+// Three things are checked here, none by this machine's speed:
+//  - the rule itself, on detail::await: after a sleep, or a block in another
+//    call, the wait blocks at once; back to back, after a spin of the
+//    thread, on a thread's first wait, or without idle_block, it polls;
+//  - the views: with the choice named (CLZERO_IDLE_WAIT, CLZERO_HOST_WAIT),
+//    a tensor's view after a sleep blocks at once, one back to back or after
+//    a spin polls, a TensorRing's slot polls after a sleep too, and every
+//    element of every inference is fresh;
+//  - the probe's decision, with simulated costs (CLZERO_TEST_IDLE_COST):
+//    polled waits made slow after the measurement's sleeps must make it
+//    choose blocking after idle, and every clWaitForEvents made slow must
+//    make it keep polling after idle.
+// Each wait is gated (support/gated_wait.hpp) so that its first look finds
+// it not over. A wait expected to poll is judged only where the thread was
+// surely on its core: at the wait's first OpenCL call, just after the
+// library asked, the thread had been off its core since its last wait for
+// under half the bound (time off the core only grows, so the library saw
+// less); a loaded machine preempts a thread for longer now and then, and
+// the library rightly counts that as idle. This executable defines clWaitForEvents, clGetEventInfo and
+// nanosleep itself (ELF interposition, support/interpose.hpp) to count what
+// each wait does and to add the simulated costs.
+#include <clzero/clzero.hpp>
+
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "support/catch.hpp"
+#include "support/freshness.hpp"
+#include "support/gated_wait.hpp"
+#include "support/interpose.hpp"
+#include "support/test_env.hpp"
+
+namespace {
+
+clzero_test::WaitCounters counted;  // clWaitForEvents calls and status queries
+
+// The simulated costs of a probe (measure_idle): "poll" makes the first
+// status query after each of the probe's sleeps after idle take kCost longer; "wait"
+// makes every clWaitForEvents of the probe take kCost longer. Spun, so that
+// the thread stays on its core and the device finishes meanwhile.
+constexpr auto kCost = std::chrono::milliseconds(10);
+enum class Cost { none, poll_after_sleep, wait };
+std::atomic<Cost> cost{Cost::none};
+thread_local bool measuring = false;   // this thread runs the probe
+thread_local bool just_slept = false;  // it slept kIdleGap and has not looked or waited since
+std::atomic<int> slowed{0};
+
+// The thread's time off its core since its last wait ended (as
+// detail::thread_wait_end() holds it), read at the first status query or
+// clWaitForEvents after arm_first_call(): 0 where it had not waited yet, -1
+// where nothing was read.
+thread_local bool armed = false;
+thread_local long long off_core_at_first_call = -1;
+
+void arm_first_call() {
+  armed = true;
+  off_core_at_first_call = -1;
+}
+
+void first_call() {
+  if (!armed) return;
+  armed = false;
+  const clzero::detail::ThreadWaitEnd& end = clzero::detail::thread_wait_end();
+  long long cpu = 0;
+  if (end.wall_ns < 0)
+    off_core_at_first_call = 0;
+  else if (clzero::detail::thread_cpu_ns(cpu))
+    off_core_at_first_call = (clzero::detail::steady_ns() - end.wall_ns) - (cpu - end.cpu_ns);
+}
+
+/// Whether the library surely found the thread busy at the last armed wait.
+bool surely_busy() {
+  return off_core_at_first_call >= 0 && off_core_at_first_call < clzero::detail::kIdleOffCoreNs / 2;
+}
+
+}  // namespace
+
+extern "C" {
+
+CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* events) {
+  static const auto real = CLZERO_TEST_NEXT(clWaitForEvents);
+  first_call();
+  ++counted.waits;
+  const cl_int rc = real(count, events);
+  just_slept = false;
+  if (measuring && cost.load() == Cost::wait) {
+    clzero_test::spin_for(kCost);
+    ++slowed;
+  }
+  return rc;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info name, size_t size, void* value,
+                                               size_t* size_ret) {
+  static const auto real = CLZERO_TEST_NEXT(clGetEventInfo);
+  if (name != CL_EVENT_COMMAND_EXECUTION_STATUS) return real(event, name, size, value, size_ret);
+  first_call();
+  ++counted.looks;
+  const cl_int rc = real(event, name, size, value, size_ret);
+  if (measuring && just_slept && cost.load() == Cost::poll_after_sleep) {
+    clzero_test::spin_for(kCost);
+    ++slowed;
+  }
+  just_slept = false;
+  return rc;
+}
+
+int nanosleep(const struct timespec* request, struct timespec* remaining) {
+  static const auto real = CLZERO_TEST_NEXT(nanosleep);
+  const int rc = real(request, remaining);
+  // Only the probe's sleeps before its waits after idle count.
+  constexpr auto gap_ns = std::chrono::nanoseconds(clzero::detail::kIdleGap).count();
+  if (measuring && request != nullptr && request->tv_sec == gap_ns / 1000000000 &&
+      request->tv_nsec == gap_ns % 1000000000)
+    just_slept = true;
+  return rc;
+}
+
+}  // extern "C"
+
+using namespace clzero;
+using namespace clzero_test;
+
+namespace {
+
+constexpr auto kGate = std::chrono::microseconds(3000);  // a wait's length after the first look
+constexpr auto kIdle = std::chrono::milliseconds(3);     // a sleep or a spin of the thread
+
+/// await_gated, armed: what the wait did, and whether the library surely
+/// found the thread busy (`busy`).
+Opened armed_await(const detail::HostWait& w, bool& busy) {
+  arm_first_call();
+  const Opened o = await_gated(w, kGate, counted);
+  busy = surely_busy();
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("After the thread was off its core, a wait blocks at once where the device's idle wait says so",
+          "[wait_idle_unit]") {
+  long long probe = 0;
+  if (!detail::thread_cpu_ns(probe)) {
+    CLZERO_NOT_RUN("not run: the platform has no CLOCK_THREAD_CPUTIME_ID");
+    return;
+  }
+  detail::HostWait w;
+  w.poll = true;
+  w.idle_block = true;
+  detail::thread_wait_end() = detail::ThreadWaitEnd{};  // this thread has not waited yet
+  std::string seen;
+  const auto note = [&seen](const char* what, const Opened& o, bool busy) {
+    seen += std::string("; ") + what + ": " + std::to_string(o.waits) + " waits, " + std::to_string(o.looks) +
+            " looks" + (busy ? "" : " (not surely busy)");
+  };
+  int judged_polls = 0;
+  bool busy = false;
+
+  Opened o = armed_await(w, busy);  // the thread's first wait: polls
+  note("first wait", o, busy);
+  INFO(seen);
+  CHECK(busy);
+  CHECK(o.looks > 1);
+
+  // Back to back, and after a spin on the thread's core: polls.
+  for (int i = 0; i < 6; ++i) {
+    o = armed_await(w, busy);
+    note("back to back", o, busy);
+    INFO(seen);
+    if (busy) CHECK(o.looks > 1);
+    judged_polls += busy ? 1 : 0;
+    spin_for(kIdle);
+    o = armed_await(w, busy);
+    note("after a spin", o, busy);
+    INFO(seen);
+    if (busy) CHECK(o.looks > 1);
+    judged_polls += busy ? 1 : 0;
+  }
+
+  std::this_thread::sleep_for(kIdle);
+  o = armed_await(w, busy);  // after a sleep: clWaitForEvents, no look
+  note("after a sleep", o, busy);
+  INFO(seen);
+  CHECK(o.looks == 0);
+  CHECK(o.waits == 1);
+
+  // Blocked in another call (here, joining a thread) counts as a sleep.
+  std::thread([] { std::this_thread::sleep_for(kIdle); }).join();
+  o = armed_await(w, busy);
+  note("after blocking in another call", o, busy);
+  INFO(seen);
+  CHECK(o.looks == 0);
+  CHECK(o.waits == 1);
+
+  // Where the device's idle wait is polling, a sleep changes nothing.
+  w.idle_block = false;
+  std::this_thread::sleep_for(kIdle);
+  o = armed_await(w, busy);
+  note("after a sleep, no idle_block", o, busy);
+  INFO(seen);
+  CHECK(o.looks > 1);
+
+  // On a CPU device (a long-wait bound), the wait that blocked at once is
+  // timed for that bound, as every blocked wait there is.
+  w.idle_block = true;
+  w.block_after_ns = 50'000'000;  // 50 ms, far above the gate
+  w.last_ns = 0;
+  std::this_thread::sleep_for(kIdle);
+  o = armed_await(w, busy);
+  note("after a sleep, long-wait bound", o, busy);
+  INFO(seen << "; last wait " << w.last_ns << " ns");
+  CHECK(o.looks == 0);
+  CHECK(o.waits == 1);
+  CHECK(w.last_ns >= std::chrono::nanoseconds(kGate).count());
+  if (judged_polls == 0) CLZERO_NOT_RUN("not run: the machine preempted every busy wait (" << seen << ")");
+}
+
+namespace {
+
+/// Inferences through `t` with the thread asleep, spinning or neither
+/// before each view; every element of every inference checked. Adds the
+/// polls judged (the thread surely busy) to `judged_polls`.
+template <class Tensor>
+void sleep_spin_back_to_back(Tensor& t, const char* name, bool idle_blocks, int& judged_polls) {
+  const std::size_t n = t.size();
+  Kernel fill("fill_u32");
+  std::size_t wrong = 0;
+  std::uint32_t iter = 1;
+  std::string seen = name;
+  const auto note = [&seen](const char* what, const Opened& o, bool busy) {
+    seen += std::string("; ") + what + ": " + std::to_string(o.waits) + " waits, " + std::to_string(o.looks) +
+            " looks" + (busy ? "" : " (not surely busy)");
+  };
+  // Each hook runs between the kernel's enqueue and the view, then arms the
+  // count of the view's first call.
+  const auto back_to_back = [] { arm_first_call(); };
+  const auto sleep = [] {
+    std::this_thread::sleep_for(kIdle);
+    arm_first_call();
+  };
+  const auto spin = [] {
+    spin_for(kIdle);
+    arm_first_call();
+  };
+  for (int i = 0; i < 4; ++i) {
+    gated_inference(t, fill, n, iter++, kGate, wrong, counted);  // a wait to count from
+    Opened o = gated_inference(t, fill, n, iter++, kGate, wrong, counted, back_to_back);
+    bool busy = surely_busy();
+    note("back to back", o, busy);
+    INFO(seen);
+    if (busy) CHECK(o.looks > 1);
+    judged_polls += busy ? 1 : 0;
+
+    // Asleep between the kernel's enqueue and the view (an engine waiting
+    // for its input sleeps before the enqueue; the thread's last wait is
+    // the previous view's either way).
+    o = gated_inference(t, fill, n, iter++, kGate, wrong, counted, sleep);
+    note("after a sleep", o, surely_busy());
+    INFO(seen);
+    if (idle_blocks) {
+      CHECK(o.waits >= 1);
+      CHECK(o.looks <= 2);  // the view's own status queries, none of them a poll
+    } else {
+      CHECK(o.looks > 1);
+    }
+
+    o = gated_inference(t, fill, n, iter++, kGate, wrong, counted, spin);
+    busy = surely_busy();
+    note("after a spin", o, busy);
+    INFO(seen);
+    if (busy) CHECK(o.looks > 1);
+    judged_polls += busy ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("A view whose thread slept blocks at once where the device's idle wait says so; back to back it polls",
+          "[wait_idle_view]") {
+  Env& env = Env::get();
+  long long probe = 0;
+  if (!detail::thread_cpu_ns(probe)) {
+    CLZERO_NOT_RUN("not run: the platform has no CLOCK_THREAD_CPUTIME_ID");
+    return;
+  }
+  const char* idle = std::getenv("CLZERO_IDLE_WAIT");
+  const char* host = std::getenv("CLZERO_HOST_WAIT");
+  REQUIRE(idle != nullptr);
+  REQUIRE(host != nullptr);
+  REQUIRE(std::string(host) == "poll");
+  const bool idle_blocks = std::string(idle) == "wait";
+  const detail::WaitMethod w = detail::wait_method(env.context, env.device);
+  INFO("the device's wait: " << w.reason);
+  REQUIRE(w.poll);
+  REQUIRE_FALSE(w.map_at_view);
+  REQUIRE(w.idle_block == idle_blocks);
+  REQUIRE(w.reason.find(std::string("CLZERO_IDLE_WAIT=") + idle) != std::string::npos);
+  const std::size_t n = 4096;
+  int judged_polls = 0;
+
+  MappedTensor<std::uint32_t, policy::Persistent> persistent(env.context, env.queue, {n}, Intent::output);
+  sleep_spin_back_to_back(persistent, "Persistent", idle_blocks, judged_polls);
+  MappedTensor<std::uint32_t, policy::MapPerInference> per_inference(env.context, env.queue, {n}, Intent::output);
+  sleep_spin_back_to_back(per_inference, "MapPerInference", idle_blocks, judged_polls);
+#if defined(CL_VERSION_2_0)
+  if (env.caps.svm_fine_grain_buffer) {
+    MappedTensor<std::uint32_t, policy::Svm> fine(env.context, env.queue, {n}, Intent::output,
+                                                  policy::Svm::Options{policy::Svm::Grain::fine});
+    sleep_spin_back_to_back(fine, "Svm (fine)", idle_blocks, judged_polls);
+  }
+#endif
+
+  // A TensorRing's slots keep polling after a sleep: a slot's kernel runs
+  // while the host does other work.
+  TensorRing<std::uint32_t, policy::Persistent> ring(env.context, env.queue, {n}, Intent::output, 2);
+  Kernel fill("fill_u32");
+  std::size_t wrong = 0;
+  std::string seen;
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    const Opened o =
+        gated_inference(ring[i], fill, n, i + 1, kGate, wrong, counted, [] { std::this_thread::sleep_for(kIdle); });
+    seen += " slot " + std::to_string(i % 2) + ": " + std::to_string(o.waits) + " waits, " + std::to_string(o.looks) +
+            " looks;";
+    INFO("ring after sleeps:" << seen);
+    CHECK(o.looks > 1);
+  }
+  CHECK(wrong == 0);
+  if (judged_polls == 0) CLZERO_NOT_RUN("not run: the machine preempted every busy view");
+}
+
+namespace {
+
+/// The probe with the simulated cost `c`; how many calls it slowed.
+detail::WaitMethod measure_with(Env& env, Cost c, int& slowed_calls) {
+  slowed = 0;
+  cost = c;
+  measuring = true;
+  const detail::WaitMethod w = detail::measure_wait(env.context, env.device);
+  measuring = false;
+  just_slept = false;
+  cost = Cost::none;
+  slowed_calls = slowed.load();
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("The wait after idle is measured after sleeps: slow polls there choose blocking, slow blocking keeps polling",
+          "[wait_idle_probe]") {
+  Env& env = Env::get();
+  long long probe = 0;
+  if (!detail::thread_cpu_ns(probe)) {
+    CLZERO_NOT_RUN("not run: the platform has no CLOCK_THREAD_CPUTIME_ID");
+    return;
+  }
+  int slowed_calls = 0;
+  // Polled waits slowed only after the probe's sleeps before its idle
+  // rounds: the busy measurement still polls (unless the machine's own
+  // times make it block, which leaves nothing after idle to decide).
+  const detail::WaitMethod slow_poll = measure_with(env, Cost::poll_after_sleep, slowed_calls);
+  INFO("slow polls after sleeps: " << slow_poll.reason << "; " << slowed_calls << " calls slowed");
+  if (!slow_poll.poll) {
+    CLZERO_NOT_RUN("not run: the quiet measurement blocks on this machine (" << slow_poll.reason << ")");
+    return;
+  }
+  REQUIRE(slow_poll.idle_measured);
+  CHECK(slow_poll.idle_rounds == detail::kIdleRounds);
+  CHECK(slowed_calls == detail::kIdleRounds);  // one poll after each pair's sleep before it
+  CHECK(slow_poll.idle_block_wins >= detail::kIdleWinRounds);
+  CHECK(slow_poll.idle_block);
+
+  // Every clWaitForEvents slowed: the busy measurement polls, and so must
+  // the wait after idle, on CPU devices too.
+  const detail::WaitMethod slow_wait = measure_with(env, Cost::wait, slowed_calls);
+  INFO("slow clWaitForEvents: " << slow_wait.reason << "; " << slowed_calls << " calls slowed");
+  REQUIRE(slow_wait.poll);
+  REQUIRE(slow_wait.idle_measured);
+  CHECK(slow_wait.idle_poll_wins >= detail::kIdleWinRounds);
+  CHECK_FALSE(slow_wait.idle_block);
+}
