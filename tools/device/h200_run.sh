@@ -8,7 +8,8 @@
 #              `apt-get download libbenchmark-dev libbenchmark1debian
 #              libclblast-dev libclblast1` inside .deb/) and are unpacked
 #              into /tmp/debroot.
-#   tests      the CTest suite on each platform (CLZERO_TEST_PLATFORM and
+#   tests      the CTest suite on each platform, or the one TESTS_PLATFORMS
+#              names ("nvidia", "pocl") (CLZERO_TEST_PLATFORM and
 #              CLZERO_BENCH_PLATFORM select it), except what does not
 #              depend on the device and is run by CI instead: the labels
 #              build_matrix (other compilers, clang-tidy, Doxygen),
@@ -217,6 +218,8 @@ stage_tests() {
   } >> "$out/machine.txt" 2>&1
   for platform in "${platforms[@]}"; do
     tag=$(tag_of "$platform")
+    # TESTS_PLATFORMS="nvidia" or "pocl" keeps one platform (a call too short for both).
+    case " ${TESTS_PLATFORMS:-nvidia pocl} " in *" $tag "*) ;; *) continue ;; esac
     t0=$(date +%s)
     skip=()
     [ "$tag" = nvidia ] && skip=(-E "$nvidia_skip")
