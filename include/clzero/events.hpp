@@ -322,22 +322,23 @@ inline cl_int await_once(const EventList& events, const HostWait& w) noexcept {
   using Clock = std::chrono::steady_clock;
   const bool idle = thread_was_idle(w);
   const long long spin = idle ? 0 : spin_budget_ns(w);
-  if (spin <= 0 && !times_blocked_waits(w)) return clWaitForEvents(events.count(), events.data());
   if (idle) {
     // No look before the wait, as the fastest hand-written sequence after a
     // sleep makes none; one after it, so that an event that ended in error
     // is reported as a polled wait reports it (below). Timed for the long
-    // wait's bound, as every blocked wait is where it applies.
-    const auto start = Clock::now();
+    // wait's bound where that applies, as every blocked wait is there.
+    const bool timed = times_blocked_waits(w);
+    const auto start = timed ? Clock::now() : Clock::time_point{};
     const cl_int rc = clWaitForEvents(events.count(), events.data());
     if (rc != CL_SUCCESS) return rc;
-    w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    if (timed) w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
     for (cl_event e : events) {
       cl_int status = CL_COMPLETE;
       if (event_status(e, status) && status < 0) return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     }
     return CL_SUCCESS;
   }
+  if (spin <= 0 && !times_blocked_waits(w)) return clWaitForEvents(events.count(), events.data());
   // 1: all complete; 0: not yet; -1: one failed or its status cannot be
   // read (clWaitForEvents then reports it).
   const auto poll = [&events]() noexcept {
