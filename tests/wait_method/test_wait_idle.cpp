@@ -59,7 +59,7 @@ clzero_test::WaitCounters counted;  // clWaitForEvents calls and status queries
 // makes every clWaitForEvents of the probe take kCost longer. Spun, so that
 // the thread stays on its core and the device finishes meanwhile.
 constexpr auto kCost = std::chrono::milliseconds(10);
-enum class Cost { none, poll_after_sleep, wait };
+enum class Cost { none, poll_after_sleep, wait, fail_after_sleep };
 std::atomic<Cost> cost{Cost::none};
 thread_local bool measuring = false;   // this thread runs the probe
 thread_local bool just_slept = false;  // it slept kIdleGap and has not looked or waited since
@@ -130,6 +130,17 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info nam
   }
   just_slept = false;
   return rc;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
+                                                       const size_t* offset, const size_t* global, const size_t* local,
+                                                       cl_uint waits, const cl_event* wait_list, cl_event* event) {
+  static const auto real = CLZERO_TEST_NEXT(clEnqueueNDRangeKernel);
+  if (measuring && just_slept && cost.load() == Cost::fail_after_sleep) {
+    ++slowed;
+    return CL_OUT_OF_RESOURCES;
+  }
+  return real(queue, kernel, dims, offset, global, local, waits, wait_list, event);
 }
 
 int nanosleep(const struct timespec* request, struct timespec* remaining) {
@@ -430,4 +441,19 @@ TEST_CASE("The wait after idle is measured after sleeps: slow polls there choose
   REQUIRE(slow_wait.idle_measured);
   CHECK(slow_wait.idle_poll_wins >= detail::kIdleWinRounds);
   CHECK_FALSE(slow_wait.idle_block);
+
+  // A probe kernel that fails after a sleep leaves the wait after idle
+  // unmeasured and the busy measurement as it was: still polling, still
+  // measured, not the device-type rule.
+  const detail::WaitMethod failing = measure_with(env, Cost::fail_after_sleep, slowed_calls);
+  INFO("probe kernel failing after sleeps: " << failing.reason << "; " << slowed_calls << " calls failed");
+  REQUIRE(failing.measured);
+  if (!failing.poll) {
+    CLZERO_NOT_RUN("not run: the quiet measurement blocks on this machine (" << failing.reason << ")");
+    return;
+  }
+  CHECK(slowed_calls == 1);
+  CHECK_FALSE(failing.idle_measured);
+  CHECK_FALSE(failing.idle_block);
+  CHECK(failing.reason.find("the wait after idle not measured") != std::string::npos);
 }

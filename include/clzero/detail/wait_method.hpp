@@ -439,27 +439,32 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
     // the queue finished before it, so that only the kernel and its map are
     // timed, as in every round above.
     long long cpu_ns = 0;
+    bool idle_failed = false;     // a call of the idle rounds failed: the busy measurement stands alone
+    std::vector<double> idle[2];  // by way: kPoll, kWait
     if (w.poll && thread_cpu_ns(cpu_ns)) {
-      std::vector<double> idle[2];  // by way: kPoll, kWait
-      for (int r = 0; r < kIdleRounds; ++r, ++round) {
+      for (int r = 0; r < kIdleRounds && !idle_failed; ++r, ++round) {
         double pair[2] = {0, 0};
-        for (int k = 0; k < 2; ++k) {
+        for (int k = 0; k < 2 && !idle_failed; ++k) {
           const Way way = (r + k) % 2 == 0 ? kPoll : kWait;
-          if (clFinish(q) != CL_SUCCESS) return wait_rule(device, "wait not measured (clFinish failed)");
+          idle_failed = clFinish(q) != CL_SUCCESS;
+          if (idle_failed) break;
           std::this_thread::sleep_for(kIdleGap);
           const double us = once(kBuffer, way, static_cast<std::uint32_t>(7 * round + k + 1));
-          if (us < 0) {
-            clFinish(q);
-            return wait_rule(device, "wait not measured (the probe kernel or its map failed)");
-          }
+          idle_failed = us < 0;
           pair[way] = us;
           idle[way].push_back(us);
         }
+        if (idle_failed) break;
         w.idle_block_wins += pair[kWait] < kBlockMustWinBy * pair[kPoll] ? 1 : 0;
         w.idle_poll_wins += pair[kPoll] < kBlockMustWinBy * pair[kWait] ? 1 : 0;
         ++w.idle_rounds;
       }
       clFinish(q);
+    }
+    if (idle_failed) {
+      w.idle_block_wins = w.idle_poll_wins = w.idle_rounds = 0;
+      w.reason += "; the wait after idle not measured (the probe kernel, its map or clFinish failed)";
+    } else if (w.idle_rounds == kIdleRounds) {
       w.idle_measured = true;
       w.idle_poll_us = median(idle[kPoll]);
       w.idle_block_us = median(idle[kWait]);
