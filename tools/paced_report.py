@@ -137,6 +137,11 @@ def load(path):
         raise Refused("%s: its host wait was set by CLZERO_HOST_WAIT ('%s'): name the file for it" %
                       (where, info["host_wait"][:80]))
     info["views"] = host.group("what")
+    # The wait after idle (clzero 3d586a2 and later) is in the reason only.
+    if "views block at once after the thread was idle" in host.group("why"):
+        info["views"] += "; after idle: clWaitForEvents"
+    elif "CLZERO_IDLE_WAIT=wait" in host.group("why"):
+        info["views"] += "; after idle: clWaitForEvents (CLZERO_IDLE_WAIT=wait)"
 
     variants = {}
     for v in need(d, "variants", list, where):
