@@ -137,11 +137,17 @@ def load(path):
         raise Refused("%s: its host wait was set by CLZERO_HOST_WAIT ('%s'): name the file for it" %
                       (where, info["host_wait"][:80]))
     info["views"] = host.group("what")
-    # The wait after idle (clzero 3d586a2 and later) is in the reason only.
-    if "views block at once after the thread was idle" in host.group("why"):
+    # The wait after idle (clzero 3d586a2 and later) is in the reason only;
+    # a measurement after sleeps whose verdict is not one of the library's
+    # two is refused rather than shown as polling.
+    why = host.group("why")
+    if "views block at once after the thread was idle" in why:
         info["views"] += "; after idle: clWaitForEvents"
-    elif "CLZERO_IDLE_WAIT=wait" in host.group("why"):
+    elif "CLZERO_IDLE_WAIT=wait" in why:
         info["views"] += "; after idle: clWaitForEvents (CLZERO_IDLE_WAIT=wait)"
+    elif "after a sleep of" in why and "views poll after idle too" not in why:
+        raise Refused("%s: context: the host wait measured after sleeps but says neither how views wait after "
+                      "idle ('%s')" % (where, why[why.index("after a sleep of"):][:80]))
 
     variants = {}
     for v in need(d, "variants", list, where):

@@ -189,6 +189,10 @@ case("a date that is not one", False, "is not YYYY-MM-DDTHH:MM:SSZ",
      damage=(SLEPT, lambda d: d["context"].update(date="not a date at all")))
 case("a host wait that does not say why", False, "does not say what the views did",
      damage=(SLEPT, lambda d: d["context"].update(host_wait="poll")))
+case("a wait after idle whose verdict is unreadable", False, "says neither how views wait after idle",
+     damage=(SLEPT, lambda d: d["context"].update(
+         host_wait=d["context"]["host_wait"].replace("views poll after idle too", "views do something else")
+         .replace("views block at once after the thread was idle", "views do something else"))))
 case("the measured host wait changed", False, "differs from what",
      damage=(SLEPT, lambda d: d["context"].update(host_wait="clWaitForEvents (measured on a small kernel)")))
 case("Auto listed as a legal sequence", False, "for a variant so named",
