@@ -92,7 +92,11 @@ void device_report(cl_device_id device, const Args& args) {
                   "poll for up to %.0f us (or 1.25 times the tensor's last wait, at most 10 ms), then clWaitForEvents",
                   base_us);
   std::string how = wait.poll ? spin : "clWaitForEvents at once";
-  if (wait.poll && wait.idle_block)
+  if (wait.poll && wait.idle_learn)
+    how += std::string("; where the thread was off its core 0.5 ms or more since its last wait: ") +
+           (wait.idle_block ? "clWaitForEvents at once" : "polling") +
+           " at first, then whichever of the two each tensor's own waits after idle find faster";
+  else if (wait.poll && wait.idle_block)
     how += "; clWaitForEvents at once where the thread was off its core 0.5 ms or more since its last wait";
   row("host views wait", how + " (" + wait.reason + ")");
   const std::size_t sizes[] = {4096, std::size_t{1} << 20, std::size_t{16} << 20};

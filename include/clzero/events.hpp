@@ -213,6 +213,24 @@ inline void set_spin_wait(std::chrono::nanoseconds spin) noexcept {
 
 namespace detail {
 
+/// How many of a tensor's waits after idle each way keeps (IdleRecord).
+constexpr unsigned kIdleSamples = 5;
+/// Once both ways hold kIdleSamples waits, one wait after idle in this many
+/// takes the way not chosen, so that its record follows the engine.
+constexpr unsigned kIdleRecheckEvery = 64;
+/// The choice after idle changes where the other way's median is below
+/// this many times the chosen one's.
+constexpr double kIdleSwitchBelow = 0.9;
+
+/// A tensor's last waits after idle, each way (0: polled, 1: blocked at
+/// once), from the wait's start to its end, in nanoseconds.
+struct IdleRecord {
+  long long ns[2][kIdleSamples] = {};
+  unsigned count[2] = {0, 0};  // samples held, up to kIdleSamples
+  unsigned next[2] = {0, 0};   // where the next sample goes
+  unsigned since_recheck = 0;  // waits after idle since the way not chosen was last timed
+};
+
 /// How a tensor's host views wait for events: whether they poll first (the
 /// device's measured wait), how long the tensor's last wait took, and, on
 /// CPU devices, the wait beyond which they block at once. Each policy keeps
@@ -223,12 +241,18 @@ struct HostWait {
   // CPU devices: a view polls up to this long, and blocks at once where the
   // tensor's last wait took longer (0: no such bound, the learned budget).
   long long block_after_ns = 0;
-  // The device's views block at once where the waiting thread was off its
-  // core for kIdleOffCoreNs or more since its last wait (WaitMethod::idle_block).
-  bool idle_block = false;
+  // The tensor's views block at once where the waiting thread was off its
+  // core for kIdleOffCoreNs or more since its last wait: the probe's choice
+  // (WaitMethod::idle_block) at first, then, where idle_learn is set, the
+  // faster way of the views' own waits after idle (IdleRecord).
+  mutable bool idle_block = false;
+  // The views time their waits after idle both ways and keep the faster
+  // (WaitMethod::idle_learn).
+  bool idle_learn = false;
   // The last wait that ended in success after finding an event incomplete
   // at its first look, from its start to its end.
   mutable long long last_ns = 0;
+  mutable IdleRecord idle;
 };
 
 /// How many status looks a polled wait takes between two clock reads.
@@ -271,13 +295,18 @@ inline ThreadWaitEnd& thread_wait_end() noexcept {
   return end;
 }
 
+/// Whether the tensor's views tell waits after idle apart: where they block
+/// at once after idle, or time both ways there.
+inline bool tracks_idle(const HostWait& w) noexcept { return w.idle_block || w.idle_learn; }
+
 /// Whether the calling thread was off its core for kIdleOffCoreNs or more
 /// since its last wait ended: the wall time since then less the thread's
-/// CPU time since then. Only the devices with idle_block ask, and the CPU
-/// time (a system call, about 0.2 us) is read only where the wall time since
-/// that wait is long enough. A thread's first wait is not idle.
+/// CPU time since then. Only the tensors that track idle ask (tracks_idle),
+/// and the CPU time (a system call, about 0.2 us) is read only where the
+/// wall time since that wait is long enough. A thread's first wait is not
+/// idle.
 inline bool thread_was_idle(const HostWait& w) noexcept {
-  if (!w.idle_block) return false;
+  if (!tracks_idle(w)) return false;
   const ThreadWaitEnd& end = thread_wait_end();
   if (end.wall_ns < 0) return false;
   const long long wall = steady_ns() - end.wall_ns;
@@ -286,9 +315,9 @@ inline bool thread_was_idle(const HostWait& w) noexcept {
   return thread_cpu_ns(cpu) && wall - (cpu - end.cpu_ns) >= kIdleOffCoreNs;
 }
 
-/// Notes the end of a wait for thread_was_idle (devices with idle_block only).
+/// Notes the end of a wait for thread_was_idle (tensors that track idle only).
 inline void note_wait_end(const HostWait& w) noexcept {
-  if (!w.idle_block) return;
+  if (!tracks_idle(w)) return;
   ThreadWaitEnd& end = thread_wait_end();
   end.wall_ns = thread_cpu_ns(end.cpu_ns) ? steady_ns() : -1;
 }
@@ -314,30 +343,68 @@ inline bool times_blocked_waits(const HostWait& w) noexcept {
   return w.poll && w.block_after_ns > 0 && spin_wait_ns().load(std::memory_order_relaxed) > 0;
 }
 
-/// clWaitForEvents, after polling the events for the tensor's spin budget
-/// (spin_budget_ns), or at once where the thread was idle (thread_was_idle).
-/// Returns what clWaitForEvents returns (CL_SUCCESS once all completed); a
-/// wait that succeeded is remembered for the next budget.
-inline cl_int await_once(const EventList& events, const HostWait& w) noexcept {
-  using Clock = std::chrono::steady_clock;
-  const bool idle = thread_was_idle(w);
-  const long long spin = idle ? 0 : spin_budget_ns(w);
-  if (idle) {
-    // No look before the wait, as the fastest hand-written sequence after a
-    // sleep makes none; one after it, so that an event that ended in error
-    // is reported as a polled wait reports it (below). Timed for the long
-    // wait's bound where that applies, as every blocked wait is there.
-    const bool timed = times_blocked_waits(w);
-    const auto start = timed ? Clock::now() : Clock::time_point{};
-    const cl_int rc = clWaitForEvents(events.count(), events.data());
-    if (rc != CL_SUCCESS) return rc;
-    if (timed) w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-    for (cl_event e : events) {
-      cl_int status = CL_COMPLETE;
-      if (event_status(e, status) && status < 0) return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-    }
-    return CL_SUCCESS;
+/// Whether a wait after idle blocks at once: the tensor's choice, except
+/// where its views time both ways (idle_learn) and one way holds fewer than
+/// kIdleSamples waits (that way then), or where kIdleRecheckEvery waits
+/// after idle have passed since the way not chosen was timed (that way
+/// once).
+inline bool idle_wait_blocks(const HostWait& w) noexcept {
+  if (!w.idle_learn) return w.idle_block;
+  IdleRecord& r = w.idle;
+  if (r.count[0] < kIdleSamples || r.count[1] < kIdleSamples)
+    return r.count[0] == r.count[1] ? w.idle_block : r.count[1] < r.count[0];
+  if (++r.since_recheck < kIdleRecheckEvery) return w.idle_block;
+  r.since_recheck = 0;
+  return !w.idle_block;
+}
+
+/// Records a wait after idle that succeeded (`blocked`: it blocked at once)
+/// and, once both ways hold kIdleSamples waits, takes the other way where
+/// its median is below kIdleSwitchBelow times the chosen way's.
+inline void note_idle_wait(const HostWait& w, bool blocked, long long ns) noexcept {
+  IdleRecord& r = w.idle;
+  const int way = blocked ? 1 : 0;
+  r.ns[way][r.next[way]] = ns;
+  r.next[way] = (r.next[way] + 1) % kIdleSamples;
+  if (r.count[way] < kIdleSamples) ++r.count[way];
+  if (r.count[0] < kIdleSamples || r.count[1] < kIdleSamples) return;
+  long long median[2];
+  for (int k = 0; k < 2; ++k) {
+    long long sorted[kIdleSamples];
+    std::copy(r.ns[k], r.ns[k] + kIdleSamples, sorted);
+    std::nth_element(sorted, sorted + kIdleSamples / 2, sorted + kIdleSamples);
+    median[k] = sorted[kIdleSamples / 2];
   }
+  const int chosen = w.idle_block ? 1 : 0;
+  if (static_cast<double>(median[1 - chosen]) < kIdleSwitchBelow * static_cast<double>(median[chosen]))
+    w.idle_block = !w.idle_block;
+}
+
+/// clWaitForEvents at once, with no look before it, as the fastest
+/// hand-written sequence after a sleep makes none; one look per event after
+/// it, so that an event that ended in error is reported as a polled wait
+/// reports it (await_polled). Timed for the long wait's bound where that
+/// applies, as every blocked wait is there.
+inline cl_int await_blocked(const EventList& events, const HostWait& w) noexcept {
+  using Clock = std::chrono::steady_clock;
+  const bool timed = times_blocked_waits(w);
+  const auto start = timed ? Clock::now() : Clock::time_point{};
+  const cl_int rc = clWaitForEvents(events.count(), events.data());
+  if (rc != CL_SUCCESS) return rc;
+  if (timed) w.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  for (cl_event e : events) {
+    cl_int status = CL_COMPLETE;
+    if (event_status(e, status) && status < 0) return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  }
+  return CL_SUCCESS;
+}
+
+/// clWaitForEvents, after polling the events for the tensor's spin budget
+/// (spin_budget_ns). Returns what clWaitForEvents returns (CL_SUCCESS once
+/// all completed); a wait that succeeded is remembered for the next budget.
+inline cl_int await_polled(const EventList& events, const HostWait& w) noexcept {
+  using Clock = std::chrono::steady_clock;
+  const long long spin = spin_budget_ns(w);
   if (spin <= 0 && !times_blocked_waits(w)) return clWaitForEvents(events.count(), events.data());
   // 1: all complete; 0: not yet; -1: one failed or its status cannot be
   // read (clWaitForEvents then reports it).
@@ -383,9 +450,17 @@ inline cl_int await_once(const EventList& events, const HostWait& w) noexcept {
   return rc == CL_SUCCESS && state < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : rc;
 }
 
-/// await_once, noting when the wait ended for the thread's next one.
+/// The tensor's wait: polled (await_polled), or blocked at once where the
+/// thread was idle (thread_was_idle) and the tensor's wait after idle says
+/// so (idle_wait_blocks). A wait after idle that succeeded is timed where
+/// the views time both ways (note_idle_wait); the thread's wait end is noted
+/// for its next wait.
 inline cl_int await(const EventList& events, const HostWait& w) noexcept {
-  const cl_int rc = await_once(events, w);
+  const bool idle = thread_was_idle(w);
+  const bool block = idle && idle_wait_blocks(w);
+  const long long start = idle && w.idle_learn ? steady_ns() : 0;
+  const cl_int rc = block ? await_blocked(events, w) : await_polled(events, w);
+  if (idle && w.idle_learn && rc == CL_SUCCESS) note_idle_wait(w, block, steady_ns() - start);
   note_wait_end(w);
   return rc;
 }

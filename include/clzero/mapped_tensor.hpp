@@ -626,6 +626,7 @@ class MappedTensor {
     if (q.in_ring) {
       q.host_wait.block_after_ns = 0;
       q.host_wait.idle_block = false;
+      q.host_wait.idle_learn = false;
     }
     if (shape.elements() > std::numeric_limits<std::size_t>::max() / sizeof(T))
       detail::raise_invalid(doing,

@@ -20,10 +20,16 @@
 //    a tensor's view after a sleep blocks at once, one back to back or after
 //    a spin polls, a TensorRing's slot polls after a sleep too, and every
 //    element of every inference is fresh;
-//  - the probe's decision, with simulated costs (CLZERO_TEST_IDLE_COST):
-//    polled waits made slow after the measurement's sleeps must make it
-//    choose blocking after idle, and every clWaitForEvents made slow must
-//    make it keep polling after idle.
+//  - the probe's decision, with simulated costs: polled waits made slow
+//    after the measurement's sleeps must make it choose blocking after
+//    idle, and every clWaitForEvents made slow must make it keep polling
+//    after idle;
+//  - what each tensor learns from its own waits after idle, with simulated
+//    costs after the test's sleeps: its first waits after idle alternate,
+//    then it keeps the faster way whichever it started with, takes the
+//    other way once in kIdleRecheckEvery, counts no wait that failed, and
+//    learns nothing where the choice was named; the views of a measured
+//    device learn it too, a TensorRing's slots keep polling.
 // Each wait is gated (support/gated_wait.hpp) so that its first look finds
 // it not over. A wait expected to poll is judged only where the thread was
 // surely on its core: at the wait's first OpenCL call, just after the
@@ -43,6 +49,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "support/catch.hpp"
 #include "support/freshness.hpp"
@@ -59,10 +66,16 @@ clzero_test::WaitCounters counted;  // clWaitForEvents calls and status queries
 // makes every clWaitForEvents of the probe take kCost longer. Spun, so that
 // the thread stays on its core and the device finishes meanwhile.
 constexpr auto kCost = std::chrono::milliseconds(10);
-enum class Cost { none, poll_after_sleep, wait, fail_after_sleep };
+enum class Cost { none, poll_after_sleep, wait, fail_after_sleep, wait_after_sleep };
 std::atomic<Cost> cost{Cost::none};
 thread_local bool measuring = false;   // this thread runs the probe
 thread_local bool just_slept = false;  // it slept kIdleGap and has not looked or waited since
+// The views' own waits after idle (learning), with simulated costs: the test
+// sets just_slept after each of its sleeps; "poll_after_sleep" makes the
+// first status query after it take kLearnCost longer, "wait_after_sleep" the
+// first clWaitForEvents after it.
+constexpr auto kLearnCost = std::chrono::milliseconds(20);
+thread_local bool learning = false;
 std::atomic<int> slowed{0};
 
 // The thread's time off its core since its last wait ended (as
@@ -109,11 +122,15 @@ CL_API_ENTRY cl_int CL_API_CALL clWaitForEvents(cl_uint count, const cl_event* e
   ++counted.waits;
   cl_int rc = real(count, events);
   if (wait_hides_errors && rc == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) rc = CL_SUCCESS;
-  just_slept = false;
   if (measuring && cost.load() == Cost::wait) {
     clzero_test::spin_for(kCost);
     ++slowed;
   }
+  if (learning && just_slept && cost.load() == Cost::wait_after_sleep) {
+    clzero_test::spin_for(kLearnCost);
+    ++slowed;
+  }
+  just_slept = false;
   return rc;
 }
 
@@ -126,6 +143,10 @@ CL_API_ENTRY cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info nam
   const cl_int rc = real(event, name, size, value, size_ret);
   if (measuring && just_slept && cost.load() == Cost::poll_after_sleep) {
     clzero_test::spin_for(kCost);
+    ++slowed;
+  }
+  if (learning && just_slept && cost.load() == Cost::poll_after_sleep) {
+    clzero_test::spin_for(kLearnCost);
     ++slowed;
   }
   just_slept = false;
@@ -456,4 +477,172 @@ TEST_CASE("The wait after idle is measured after sleeps: slow polls there choose
   CHECK_FALSE(failing.idle_measured);
   CHECK_FALSE(failing.idle_block);
   CHECK(failing.reason.find("the wait after idle not measured") != std::string::npos);
+}
+
+namespace {
+
+/// Sleeps kIdle, then waits through detail::await for a gated event with
+/// the simulated cost `c` after the sleep (learning); whether the wait's
+/// first call was clWaitForEvents (it blocked at once).
+bool idle_await(const detail::HostWait& w, Cost c) {
+  std::this_thread::sleep_for(kIdle);
+  cost = c;
+  learning = true;
+  just_slept = true;
+  arm_first_call();
+  await_gated(w, kGate, counted);
+  learning = false;
+  just_slept = false;
+  cost = Cost::none;
+  return first_call_waited;
+}
+
+std::string ways(const std::vector<bool>& blocked) {
+  std::string s;
+  for (bool b : blocked) s += b ? 'W' : 'P';
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("A tensor's waits after idle are timed both ways and the faster is kept", "[wait_idle_learn]") {
+  long long probe = 0;
+  if (!detail::thread_cpu_ns(probe)) {
+    CLZERO_NOT_RUN("not run: the platform has no CLOCK_THREAD_CPUTIME_ID");
+    return;
+  }
+  constexpr unsigned first = 2 * detail::kIdleSamples;  // the waits that fill both records
+  // Each wait after a sleep: W blocked at once, P polled (its first call a status query).
+  std::vector<bool> blocked;
+
+  SECTION("polls slow after sleeps: a tensor that started polling learns to block") {
+    detail::HostWait w;
+    w.poll = true;
+    w.idle_learn = true;
+    detail::thread_wait_end() = detail::ThreadWaitEnd{};
+    await_gated(w, kGate, counted);  // a wait to count from
+    for (unsigned i = 0; i < first + 20; ++i) blocked.push_back(idle_await(w, Cost::poll_after_sleep));
+    INFO("ways after sleeps: " << ways(blocked));
+    // The first waits alternate, from the choice the tensor started with.
+    for (unsigned i = 0; i < first; ++i) CHECK(blocked[i] == (i % 2 == 1));
+    CHECK(w.idle_block);
+    for (unsigned i = first; i < blocked.size(); ++i) CHECK(blocked[i]);
+  }
+
+  SECTION("clWaitForEvents slow after sleeps: a tensor that started blocking learns to poll, and rechecks rarely") {
+    detail::HostWait w;
+    w.poll = true;
+    w.idle_block = true;
+    w.idle_learn = true;
+    detail::thread_wait_end() = detail::ThreadWaitEnd{};
+    await_gated(w, kGate, counted);
+    const unsigned total = first + 2 * detail::kIdleRecheckEvery;
+    for (unsigned i = 0; i < total; ++i) blocked.push_back(idle_await(w, Cost::wait_after_sleep));
+    INFO("ways after sleeps: " << ways(blocked));
+    for (unsigned i = 0; i < first; ++i) CHECK(blocked[i] == (i % 2 == 0));
+    CHECK_FALSE(w.idle_block);
+    // After that, the way not chosen once in kIdleRecheckEvery waits after idle.
+    unsigned rechecks = 0;
+    for (unsigned i = first; i < total; ++i) rechecks += blocked[i] ? 1 : 0;
+    CHECK(rechecks == 2);
+    CHECK(blocked[first + detail::kIdleRecheckEvery - 1]);
+    CHECK(blocked[total - 1]);
+  }
+
+  SECTION("without idle_learn (CLZERO_IDLE_WAIT) the choice stays however slow it is") {
+    detail::HostWait w;
+    w.poll = true;
+    w.idle_block = true;
+    detail::thread_wait_end() = detail::ThreadWaitEnd{};
+    await_gated(w, kGate, counted);
+    for (unsigned i = 0; i < first + 2; ++i) blocked.push_back(idle_await(w, Cost::wait_after_sleep));
+    INFO("ways after sleeps: " << ways(blocked));
+    for (bool b : blocked) CHECK(b);
+    CHECK(w.idle_block);
+    CHECK(w.idle.count[0] + w.idle.count[1] == 0);
+  }
+
+  SECTION("a wait after idle that ended in error is not counted") {
+    detail::HostWait w;
+    w.poll = true;
+    w.idle_learn = true;
+    detail::thread_wait_end() = detail::ThreadWaitEnd{};
+    await_gated(w, kGate, counted);
+    for (int i = 0; i < 4; ++i) {
+      cl_int rc = CL_SUCCESS;
+      cl_event failed = clCreateUserEvent(Env::get().context, &rc);
+      ok(rc, "clCreateUserEvent");
+      ok(clSetUserEventStatus(failed, -1), "clSetUserEventStatus");
+      EventList events;
+      events.retain(failed);
+      clReleaseEvent(failed);
+      std::this_thread::sleep_for(kIdle);
+      CHECK(detail::await(events, w) != CL_SUCCESS);
+    }
+    CHECK(w.idle.count[0] + w.idle.count[1] == 0);
+  }
+}
+
+TEST_CASE("A tensor's views learn the faster wait after idle; a TensorRing's slots keep polling",
+          "[wait_idle_learn_view]") {
+  Env& env = Env::get();
+  long long probe = 0;
+  if (!detail::thread_cpu_ns(probe)) {
+    CLZERO_NOT_RUN("not run: the platform has no CLOCK_THREAD_CPUTIME_ID");
+    return;
+  }
+  REQUIRE(std::getenv("CLZERO_IDLE_WAIT") == nullptr);
+  const detail::WaitMethod w = detail::wait_method(env.context, env.device);
+  INFO("the device's wait: " << w.reason);
+  if (!w.poll || !w.idle_learn) {
+    CLZERO_NOT_RUN("not run: this device's views do not time their waits after idle (" << w.reason << ")");
+    return;
+  }
+  const std::size_t n = 4096;
+  Kernel fill("fill_u32");
+  std::uint32_t iter = 1;
+  std::size_t wrong = 0;
+  // Inferences with a sleep before each view and the cost `c` after it;
+  // W: the view blocked at once, P: it polled.
+  const auto sleeping = [&](auto& t, Cost c, unsigned count) {
+    std::vector<bool> blocked;
+    for (unsigned i = 0; i < count; ++i) {
+      gated_inference(t, fill, n, iter++, kGate, wrong, counted, [c] {
+        std::this_thread::sleep_for(kIdle);
+        cost = c;
+        learning = true;
+        just_slept = true;
+        arm_first_call();
+      });
+      learning = false;
+      just_slept = false;
+      cost = Cost::none;
+      blocked.push_back(first_call_waited);
+    }
+    return blocked;
+  };
+  const unsigned first = 2 * detail::kIdleSamples;
+  {
+    MappedTensor<std::uint32_t, policy::Persistent> t(env.context, env.queue, {n}, Intent::output);
+    const std::vector<bool> blocked = sleeping(t, Cost::poll_after_sleep, first + 8);
+    INFO("Persistent, polls slow after sleeps: " << ways(blocked));
+    for (unsigned i = first; i < blocked.size(); ++i) CHECK(blocked[i]);
+  }
+  {
+    MappedTensor<std::uint32_t, policy::MapPerInference> t(env.context, env.queue, {n}, Intent::output);
+    const std::vector<bool> blocked = sleeping(t, Cost::wait_after_sleep, first + 8);
+    INFO("MapPerInference, clWaitForEvents slow after sleeps: " << ways(blocked));
+    for (unsigned i = first; i < blocked.size(); ++i) CHECK_FALSE(blocked[i]);
+  }
+  {
+    TensorRing<std::uint32_t, policy::Persistent> ring(env.context, env.queue, {n}, Intent::output, 2);
+    std::vector<bool> blocked;
+    for (unsigned i = 0; i < first + 2; ++i) {
+      const std::vector<bool> one = sleeping(ring[i], Cost::poll_after_sleep, 1);
+      blocked.push_back(one[0]);
+    }
+    INFO("TensorRing slots, polls slow after sleeps: " << ways(blocked));
+    for (bool b : blocked) CHECK_FALSE(b);
+  }
+  CHECK(wrong == 0);
 }

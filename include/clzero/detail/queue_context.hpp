@@ -87,6 +87,7 @@ struct QueueContext {
     q.host_wait.poll = wait.poll;
     q.host_wait.block_after_ns = static_cast<long long>(wait.block_after_us * 1000.0);
     q.host_wait.idle_block = wait.poll && wait.idle_block;
+    q.host_wait.idle_learn = wait.poll && wait.idle_learn;
     q.map_at_view = wait.map_at_view;
     q.svm_map_at_view = wait.svm_map_at_view;
     return q;

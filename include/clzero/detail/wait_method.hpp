@@ -163,7 +163,8 @@ struct WaitMethod {
   // After the thread was idle (off its core kIdleOffCoreNs or more since its
   // last wait), measured where views poll and the thread's CPU time can be read.
   bool idle_measured = false;  ///< polling and clWaitForEvents were timed after sleeps
-  bool idle_block = false;     ///< views block at once after the thread was idle
+  bool idle_block = false;     ///< views block at once after the thread was idle (at first, where idle_learn)
+  bool idle_learn = false;     ///< each tensor's views time both ways after idle and keep the faster (events.hpp)
   double idle_poll_us = 0;     ///< median of poll_us's sequence right after a sleep of kIdleGap
   double idle_block_us = 0;    ///< median of block_us's sequence right after a sleep of kIdleGap
   int idle_rounds = 0;         ///< pairs timed (kIdleRounds)
@@ -204,6 +205,7 @@ inline bool idle_wait_from_environment(WaitMethod& w) {
   const std::string name = env;
   if (name != "poll" && name != "wait") return false;
   w.idle_block = name == "wait";
+  w.idle_learn = false;
   w.reason += "; after the thread was idle: CLZERO_IDLE_WAIT=" + name;
   return true;
 }
@@ -477,12 +479,23 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
       const bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
       w.idle_block = cpu ? !(w.idle_poll_wins >= kIdleWinRounds && w.idle_poll_us < kBlockMustWinBy * w.idle_block_us)
                          : w.idle_block_wins >= kIdleWinRounds && w.idle_block_us < kBlockMustWinBy * w.idle_poll_us;
+      // What one probe after sleeps finds is only where the views start: on
+      // CPU devices, and wherever blocking won, each tensor's views go on
+      // timing both ways after idle (events.hpp, IdleRecord). Quiet, the
+      // probe of a sleeping process on PoCL 3.1 (2 vCPUs) and of one on
+      // PoCL 5.0 (the H200's host) found polling clearly faster after its
+      // sleeps, 13 of 16 pairs on PoCL 3.1, while after every later sleep of
+      // those processes blocking was clearly faster (docs/benchmarks.md,
+      // "Paced"). Elsewhere (a GPU whose probe found polling as fast) the
+      // views do not track idle at all, which costs a busy engine nothing.
+      w.idle_learn = cpu || w.idle_block;
       std::snprintf(text, sizeof text,
                     "; after a sleep of %lld ms: polling %.1f us, clWaitForEvents %.1f us, polling clearly faster "
-                    "in %d of %d, clWaitForEvents in %d (%s)",
+                    "in %d of %d, clWaitForEvents in %d (%s%s)",
                     static_cast<long long>(kIdleGap.count()), w.idle_poll_us, w.idle_block_us, w.idle_poll_wins,
                     w.idle_rounds, w.idle_block_wins,
-                    w.idle_block ? "views block at once after the thread was idle" : "views poll after idle too");
+                    w.idle_block ? "views block at once after the thread was idle" : "views poll after idle too",
+                    w.idle_learn ? ", then each tensor keeps the faster of its own waits after idle" : "");
       w.reason += text;
     }
     if (svm_on) {
