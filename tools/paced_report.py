@@ -141,7 +141,12 @@ def load(path):
     # a measurement after sleeps whose verdict is not one of the library's
     # two is refused rather than shown as polling.
     why = host.group("why")
-    if "views block at once after the thread was idle" in why:
+    learned = "then each tensor keeps the faster of its own waits after idle" in why
+    if learned and "views block at once after the thread was idle" in why:
+        info["views"] += "; after idle: each tensor's faster way (first clWaitForEvents)"
+    elif learned and "views poll after idle too" in why:
+        info["views"] += "; after idle: each tensor's faster way (first polling)"
+    elif "views block at once after the thread was idle" in why:
         info["views"] += "; after idle: clWaitForEvents"
     elif "CLZERO_IDLE_WAIT=wait" in why:
         info["views"] += "; after idle: clWaitForEvents (CLZERO_IDLE_WAIT=wait)"

@@ -4,9 +4,11 @@
 // the runs in which the host saw a wrong element. Used to find, and to keep
 // checking, the workarounds documented in docs/drivers.md.
 //
-//   nv_quirks [platform-name-substring] [elements] [cross|failed|war|read [iterations]]
+//   nv_quirks [platform-name-substring] [elements] [cross|failed|war|read|after-failed [iterations]]
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+
+#include <time.h>
 
 #include <cstdio>
 #include <cstring>
@@ -274,6 +276,89 @@ void failed_user_event(Alloc a, int way) {
   clReleaseMemObject(m);
 }
 
+// The inferences after a producer that ended in error, on the same
+// in-order queue, as CopyToPinned makes them: a device buffer and a staging
+// buffer mapped once; per inference a kernel writes new values, a
+// non-blocking clEnqueueReadBuffer into the staging pointer waits on the
+// kernel's event, clFlush, clWaitForEvents on the download. In the failing
+// inference the download also waits on a user event set to
+// CL_OUT_OF_RESOURCES after the flush. Then `after` inferences with no
+// failed event anywhere. `pause`: 0 the next inference at once, 1 after a
+// sleep of 1 ms, 2 after clFinish on the queue. A fresh queue per trial
+// (as the contract test makes one per tensor). Per inference after the
+// failure: how many trials ended in an error (clWaitForEvents' code or a
+// negative status of the kernel or the download) and how many showed a wrong
+// element without an error.
+void after_failed(cl_device_id dev, Alloc staging, int pause, int trials) {
+  constexpr int after = 3;
+  int errors[after] = {}, wrong_data[after] = {}, first_failed = 0;
+  int kernel_failed[after] = {};
+  for (int t = 0; t < trials; ++t) {
+    cl_int rc = CL_SUCCESS;
+    cl_command_queue tq = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
+    ok(rc, "queue");
+    cl_mem device = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, nullptr, &rc);
+    ok(rc, "device buffer");
+    cl_mem host = make(staging);
+    cl_uint* p = static_cast<cl_uint*>(
+        clEnqueueMapBuffer(tq, host, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n * 4, 0, nullptr, nullptr, &rc));
+    ok(rc, "map staging");
+    cl_uint count = static_cast<cl_uint>(n);
+    std::vector<cl_event> held;  // released at the trial's end
+    for (int i = -1; i < after; ++i) {
+      const cl_uint iter = static_cast<cl_uint>(100 * t + i + 2);
+      ok(clSetKernelArg(fill, 0, sizeof device, &device), "arg");
+      ok(clSetKernelArg(fill, 1, sizeof count, &count), "arg");
+      ok(clSetKernelArg(fill, 2, sizeof iter, &iter), "arg");
+      cl_event k = nullptr, d = nullptr, user = nullptr;
+      ok(clEnqueueNDRangeKernel(tq, fill, 1, nullptr, &n, nullptr, 0, nullptr, &k), "kernel");
+      cl_event waits[2] = {k, nullptr};
+      if (i < 0) {
+        user = clCreateUserEvent(ctx, &rc);
+        ok(rc, "user event");
+        waits[1] = user;
+      }
+      ok(clEnqueueReadBuffer(tq, device, CL_FALSE, 0, n * 4, p, i < 0 ? 2 : 1, waits, &d), "read");
+      ok(clFlush(tq), "flush");
+      if (user != nullptr) ok(clSetUserEventStatus(user, CL_OUT_OF_RESOURCES), "set user event");
+      const cl_int wait_rc = clWaitForEvents(1, &d);
+      cl_int ks = CL_QUEUED, ds = CL_QUEUED;
+      clGetEventInfo(k, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof ks, &ks, nullptr);
+      clGetEventInfo(d, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof ds, &ds, nullptr);
+      const bool failed = wait_rc != CL_SUCCESS || ks < 0 || ds < 0;
+      if (i < 0) {
+        first_failed += failed ? 1 : 0;
+        if (pause == 1) {
+          timespec ts{0, 1000000};
+          nanosleep(&ts, nullptr);
+        } else if (pause == 2) {
+          clFinish(tq);
+        }
+      } else {
+        errors[i] += failed ? 1 : 0;
+        kernel_failed[i] += ks < 0 ? 1 : 0;
+        if (!failed && wrong(p, iter) != 0) ++wrong_data[i];
+      }
+      held.insert(held.end(), {k, d, user});
+    }
+    clEnqueueUnmapMemObject(tq, host, p, 0, nullptr, nullptr);
+    clFinish(tq);
+    for (cl_event e : held)
+      if (e != nullptr) clReleaseEvent(e);
+    clReleaseMemObject(host);
+    clReleaseMemObject(device);
+    clReleaseCommandQueue(tq);
+  }
+  const char* pauses[] = {"at once", "after 1 ms asleep", "after clFinish"};
+  std::printf(
+      "%-16s after-failed, next inference %-17s: %d trials, the failing one reported in %d; errors in the "
+      "inferences after it: %d, %d, %d (of them the kernel's own status: %d, %d, %d); wrong without an "
+      "error: %d, %d, %d\n",
+      name(staging), pauses[pause], trials, first_failed, errors[0], errors[1], errors[2], kernel_failed[0],
+      kernel_failed[1], kernel_failed[2], wrong_data[0], wrong_data[1], wrong_data[2]);
+  std::fflush(stdout);
+}
+
 // An input written while the previous inference runs (the host's write map
 // waits on the kernel that last read the input): per iteration, a
 // non-blocking CL_MAP_WRITE_INVALIDATE_REGION map, the host writes the
@@ -424,6 +509,18 @@ int main(int argc, char** argv) {
   clBuildProgram(prog, 1, &dev, "", nullptr, nullptr);
   fill = clCreateKernel(prog, "fill", &rc);
   create_nv = reinterpret_cast<CreateBufferNv>(clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
+  if (argc > 3 && std::string(argv[3]) == "after-failed") {
+    const int trials = argc > 4 ? std::stoi(argv[4]) : 100;
+    std::vector<Alloc> kinds = {Alloc::alloc_host_ptr};
+    if (create_nv) kinds.push_back(Alloc::nv_host_pinned);
+    try {
+      for (Alloc a : kinds)
+        for (int pause = 0; pause < 3; ++pause) after_failed(dev, a, pause, trials);
+    } catch (cl_int) {
+      return 1;
+    }
+    return 0;
+  }
   if (argc > 3 && (std::string(argv[3]) == "failed" || std::string(argv[3]) == "war" ||
                     std::string(argv[3]) == "read")) {
     q2 = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &rc);
