@@ -259,9 +259,9 @@ struct HostWait {
 constexpr unsigned kPollsPerClockRead = 8;
 
 /// A thread off its core this long since its last wait (asleep, blocked in
-/// another call, or preempted) is idle: on devices whose measurement found
-/// clWaitForEvents clearly faster after such a gap (wait_method.hpp,
-/// WaitMethod::idle_block), its next wait blocks at once instead of polling.
+/// another call, or preempted) is idle: where a tensor tracks idle
+/// (tracks_idle), its next wait is a wait after idle, which blocks at once
+/// or polls by the tensor's choice (idle_wait_blocks).
 constexpr long long kIdleOffCoreNs = 500000;  // 0.5 ms
 
 /// The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID),
@@ -283,7 +283,7 @@ inline long long steady_ns() noexcept {
       .count();
 }
 
-/// When the calling thread's last wait on a device with idle_block ended,
+/// When the calling thread's last wait on a tensor that tracks idle ended,
 /// in wall time and in the thread's CPU time (wall_ns < 0: none yet, or the
 /// CPU time could not be read).
 struct ThreadWaitEnd {
@@ -348,7 +348,7 @@ inline bool times_blocked_waits(const HostWait& w) noexcept {
 /// kIdleSamples waits (that way then), or where kIdleRecheckEvery waits
 /// after idle have passed since the way not chosen was timed (that way
 /// once).
-inline bool idle_wait_blocks(const HostWait& w) noexcept {
+CLZERO_DETAIL_RARE inline bool idle_wait_blocks(const HostWait& w) noexcept {
   if (!w.idle_learn) return w.idle_block;
   IdleRecord& r = w.idle;
   if (r.count[0] < kIdleSamples || r.count[1] < kIdleSamples)
@@ -361,7 +361,7 @@ inline bool idle_wait_blocks(const HostWait& w) noexcept {
 /// Records a wait after idle that succeeded (`blocked`: it blocked at once)
 /// and, once both ways hold kIdleSamples waits, takes the other way where
 /// its median is below kIdleSwitchBelow times the chosen way's.
-inline void note_idle_wait(const HostWait& w, bool blocked, long long ns) noexcept {
+CLZERO_DETAIL_RARE inline void note_idle_wait(const HostWait& w, bool blocked, long long ns) noexcept {
   IdleRecord& r = w.idle;
   const int way = blocked ? 1 : 0;
   r.ns[way][r.next[way]] = ns;
@@ -459,7 +459,11 @@ inline cl_int await(const EventList& events, const HostWait& w) noexcept {
   const bool idle = thread_was_idle(w);
   const bool block = idle && idle_wait_blocks(w);
   const long long start = idle && w.idle_learn ? steady_ns() : 0;
-  const cl_int rc = block ? await_blocked(events, w) : await_polled(events, w);
+  // A wait after idle without a poll budget (set_spin_wait(0)) blocks as
+  // await_blocked does, with its look after the wait, so that an event that
+  // ended in error is reported on every path after idle.
+  const bool checked_block = block || (idle && spin_budget_ns(w) <= 0 && !times_blocked_waits(w));
+  const cl_int rc = checked_block ? await_blocked(events, w) : await_polled(events, w);
   if (idle && w.idle_learn && rc == CL_SUCCESS) note_idle_wait(w, block, steady_ns() - start);
   note_wait_end(w);
   return rc;

@@ -51,12 +51,16 @@
 //
 // Where views poll, the probe also times polling and clWaitForEvents right
 // after the thread slept (kIdleGap): a view whose thread was off its core
-// since its last wait (events.hpp, kIdleOffCoreNs) blocks at once where
-// clWaitForEvents won clearly there (WaitMethod::idle_block). An engine that
+// since its last wait (events.hpp, kIdleOffCoreNs) first blocks at once where
+// clWaitForEvents won clearly there, on CPU devices unless polling did
+// (WaitMethod::idle_block). On CPU devices, and wherever that first choice
+// is to block, each tensor then times its own waits after idle both ways
+// and keeps the faster (WaitMethod::idle_learn; events.hpp, IdleRecord):
+// one probe at the first tensor proved unreliable there. An engine that
 // sleeps between inferences waiting for its input then waits like the
 // fastest hand-written code does after a sleep, and one that runs back to
 // back, or works on the host between inferences, keeps polling.
-// CLZERO_IDLE_WAIT=poll|wait sets that choice without measuring it.
+// CLZERO_IDLE_WAIT=poll|wait sets that choice, and nothing is learned.
 //
 // CLZERO_HOST_WAIT=map|poll|wait sets the method without measuring (tests run
 // every protocol on one device with it). CLZERO_WAIT_MEASURE=0 (or an OpenCL
@@ -197,8 +201,13 @@ inline bool wait_from_environment(WaitMethod& w) {
   return true;
 }
 
+/// The phrase a measurement's reason ends its wait after idle with where
+/// each tensor goes on to learn it (WaitMethod::idle_learn).
+constexpr const char* kIdleLearnedPhrase = ", then each tensor keeps the faster of its own waits after idle";
+
 /// The idle wait CLZERO_IDLE_WAIT names ("poll": as when busy, "wait":
-/// block at once), set in `w`; false where it names neither.
+/// block at once), set in `w`, which then learns nothing after idle; false
+/// where it names neither.
 inline bool idle_wait_from_environment(WaitMethod& w) {
   const char* env = std::getenv("CLZERO_IDLE_WAIT");
   if (env == nullptr || env[0] == '\0') return false;
@@ -206,6 +215,8 @@ inline bool idle_wait_from_environment(WaitMethod& w) {
   if (name != "poll" && name != "wait") return false;
   w.idle_block = name == "wait";
   w.idle_learn = false;
+  const std::size_t learned = w.reason.find(kIdleLearnedPhrase);
+  if (learned != std::string::npos) w.reason.erase(learned, std::string(kIdleLearnedPhrase).size());
   w.reason += "; after the thread was idle: CLZERO_IDLE_WAIT=" + name;
   return true;
 }
@@ -495,7 +506,7 @@ inline WaitMethod measure_wait(cl_context context, cl_device_id device) {
                     static_cast<long long>(kIdleGap.count()), w.idle_poll_us, w.idle_block_us, w.idle_poll_wins,
                     w.idle_rounds, w.idle_block_wins,
                     w.idle_block ? "views block at once after the thread was idle" : "views poll after idle too",
-                    w.idle_learn ? ", then each tensor keeps the faster of its own waits after idle" : "");
+                    w.idle_learn ? kIdleLearnedPhrase : "");
       w.reason += text;
     }
     if (svm_on) {
