@@ -40,6 +40,8 @@
 #   quirks     tools/device/nv_quirks.cpp (NVIDIA's early-completing map; the
 #              producer on another queue; a map after a failed user event;
 #              maps for writing and reading under load)
+#   afterfailed  nv_quirks after-failed: the inferences after a producer that
+#              ended in error, on NVIDIA and PoCL
 #   stress     tests/from_docs/usage.cpp, six processes at once on NVIDIA
 #   churn      tools/device/alloc_churn.cpp: allocation refusals of the raw
 #              driver under threads, with and without the fault layer
@@ -177,6 +179,21 @@ stage_quirks() {
 # the view's map enqueued when the access ends (CLZERO_HOST_WAIT=poll), one
 # each with map and wait: the suite's ctest -j load found stale data there
 # that a lone run did not (docs/logs/h200/28-from-docs/).
+# The inferences after a producer that ended in error, on the same in-order
+# queue (nv_quirks after-failed), on NVIDIA and PoCL 5: 100 trials of each
+# staging memory and pause.
+stage_afterfailed() {
+  mkdir -p "$build"
+  g++ -std=c++17 -O2 tools/device/nv_quirks.cpp -o "$build/nv_quirks" -lOpenCL > "$out/nv_quirks-build.log" 2>&1 || {
+    note "nv_quirks after-failed: $(status 1) (build)"
+    return 0
+  }
+  run_for 90 "$out/nv_quirks-after-failed.log" "$build/nv_quirks" NVIDIA 4107 after-failed 100
+  note "nv_quirks after-failed, NVIDIA: $(status $?)"
+  run_for 60 "$out/nv_quirks-after-failed-pocl.log" "$build/nv_quirks" Portable 4107 after-failed 100
+  note "nv_quirks after-failed, PoCL: $(status $?)"
+}
+
 stage_stress() {
   exe tests/from_docs/clzero_from_docs_usage || return 0
   mkdir -p "$out/stress"
