@@ -12,6 +12,9 @@
 #            "not run" (optional): then the mutant is not judged either
 #   JUDGED_ON  regex of the platforms (CLZERO_TEST_PLATFORM) where a SKIP
 #            is a failure: there the mutant must be judged (optional)
+#   ONLY_WHERE  regex the program's output must match for the mutant to be
+#            judged, e.g. the platform it names (optional): elsewhere the
+#            defect shows only some of the time, and the mutant is not judged
 #   HAZARD_LAYER, HAZARD_REPORT  the layer and the report file (optional)
 cmake_minimum_required(VERSION 3.16)
 foreach(var PROGRAM KILLED)
@@ -38,6 +41,11 @@ if(DEFINED SKIP AND NOT SKIP STREQUAL "" AND "${out}" MATCHES "${SKIP}")
     message(FATAL_ERROR "the mutant's test did not run on platform '$ENV{CLZERO_TEST_PLATFORM}', where it must")
   endif()
   message("mutant not judged: its test did not run here")
+  return()
+endif()
+if(DEFINED ONLY_WHERE AND NOT ONLY_WHERE STREQUAL "" AND NOT "${out}" MATCHES "${ONLY_WHERE}")
+  message("mutant not judged: its test ran where the defect shows only some of the time (judged where the output "
+          "matches '${ONLY_WHERE}')")
   return()
 endif()
 # A filter that names no test case runs nothing (Catch2 2.13 then exits with
