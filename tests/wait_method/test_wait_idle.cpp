@@ -187,6 +187,18 @@ namespace {
 constexpr auto kGate = std::chrono::microseconds(3000);  // a wait's length after the first look
 constexpr auto kIdle = std::chrono::milliseconds(3);     // a sleep or a spin of the thread
 
+/// A list holding one user event that ended in error.
+EventList failed_event() {
+  cl_int rc = CL_SUCCESS;
+  cl_event failed = clCreateUserEvent(Env::get().context, &rc);
+  ok(rc, "clCreateUserEvent");
+  ok(clSetUserEventStatus(failed, -1), "clSetUserEventStatus");
+  EventList events;
+  events.retain(failed);
+  clReleaseEvent(failed);
+  return events;
+}
+
 /// await_gated, armed: what the wait did, and whether the library surely
 /// found the thread busy (`busy`).
 Opened armed_await(const detail::HostWait& w, bool& busy) {
@@ -284,13 +296,7 @@ TEST_CASE("After the thread was off its core, a wait blocks at once where the de
     w.block_after_ns = bound;
     INFO("long-wait bound " << bound << " ns");
     wait_hides_errors = true;
-    cl_int rc = CL_SUCCESS;
-    cl_event failed = clCreateUserEvent(Env::get().context, &rc);
-    ok(rc, "clCreateUserEvent");
-    ok(clSetUserEventStatus(failed, -1), "clSetUserEventStatus");
-    EventList events;
-    events.retain(failed);
-    clReleaseEvent(failed);
+    EventList events = failed_event();
     std::this_thread::sleep_for(kIdle);
     arm_first_call();
     CHECK(detail::await(events, w) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
@@ -614,13 +620,7 @@ TEST_CASE("A tensor's waits after idle are timed both ways and the faster is kep
       const detail::HostWait w = learning_wait(start_blocking);
       for (int i = 0; i < 2; ++i) {
         INFO("started " << (start_blocking ? "blocking" : "polling") << ", failed wait " << i);
-        cl_int rc = CL_SUCCESS;
-        cl_event failed = clCreateUserEvent(Env::get().context, &rc);
-        ok(rc, "clCreateUserEvent");
-        ok(clSetUserEventStatus(failed, -1), "clSetUserEventStatus");
-        EventList events;
-        events.retain(failed);
-        clReleaseEvent(failed);
+        EventList events = failed_event();
         std::this_thread::sleep_for(kIdle);
         wait_hides_errors = true;
         arm_first_call();
