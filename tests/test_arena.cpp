@@ -138,6 +138,38 @@ TEST_CASE("an arena rejects wrong parts and types", "[arena]") {
         }).find("at least one part") != std::string::npos);
 }
 
+TEST_CASE("an arena's queries past its last part raise clzero's invalid_argument, naming the call", "[arena]") {
+  Env& env = Env::get();
+  TensorArena<policy::Persistent> arena(env.context, env.queue, parts(), Intent::output);
+  const std::pair<const char*, std::function<void()>> queries[] = {
+      {"TensorArena::part", [&] { (void)arena.part(3); }},
+      {"TensorArena::offset", [&] { (void)arena.offset(3); }},
+      {"TensorArena::sub_buffer", [&] { (void)arena.sub_buffer(3); }},
+  };
+  for (const auto& [call, query] : queries) {
+    INFO(call);
+    bool raised = false;
+    try {
+      query();
+    } catch (const Error& e) {
+      raised = true;
+      CHECK(e.kind() == ErrorKind::invalid_argument);
+      const std::string what = e.what();
+      CHECK(what.find(std::string("clzero: ") + call) == 0);
+      CHECK(what.find("part 3 of an arena of 3 parts") != std::string::npos);
+    } catch (const std::exception& e) {
+      FAIL_CHECK(call << " raised " << e.what() << ", not a clzero::Error");
+      raised = true;
+    }
+    CHECK(raised);
+  }
+  // In range the queries answer, and the arena still works.
+  CHECK(arena.part(2).shape.elements() == 1000);
+  CHECK(arena.offset(0) == 0);
+  auto v = arena.read_view<std::uint32_t>(2);
+  CHECK(v.size() == 1000);
+}
+
 namespace {
 
 std::string message_of(const std::function<void()>& f) {

@@ -65,7 +65,8 @@ class DeviceAccess {
   }
 
   /// Ends the access if end() was not called; a failure goes to the cleanup
-  /// handler (destructors never throw) and leaves the tensor unusable.
+  /// handler (destructors never throw). A failed step of the hand-over leaves
+  /// the tensor unusable; a failed flush after it does not (the view submits).
   ~DeviceAccess() {
     if (state_) detail::call_noexcept([&] { end(); }, "DeviceAccess::~DeviceAccess: ending the access");
   }
@@ -145,7 +146,7 @@ class DeviceAccess {
       detail::raise_invalid(doing,
                             "the event belongs to another context than the tensor's; pass the event of a command "
                             "enqueued on a queue of the tensor's context");
-    s->used_by.retain(event);
+    s->used_by.retain(event, doing);
     s->used_by_elsewhere = true;
   }
 

@@ -66,10 +66,11 @@ class EventList {
   CLZERO_DETAIL_HOT ~EventList() { clear(); }
 
   /// Adds an event the caller keeps owning: clzero retains its own reference.
-  void retain(cl_event event) {
+  /// A failed retain names `who` (the caller's call, or EventList itself).
+  void retain(cl_event event, const char* who = "EventList") {
     if (event == nullptr) return;
     make_room(1);
-    detail::check(clRetainEvent(event), "clRetainEvent", "keeping an event the tensor depends on");
+    detail::check(clRetainEvent(event), "clRetainEvent", who, "keeping an event the tensor depends on");
     events_.push_back(event);
   }
 
@@ -487,11 +488,11 @@ inline bool all_finished(const EventList& events) noexcept {
 /// commands are over) and CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST is
 /// raised, naming `doing`, once; if the wait itself failed, the events are
 /// kept, so that a release still waits for them.
-inline void wait_for(EventList& events, const HostWait& w, const char* doing) {
+inline void wait_for(EventList& events, const HostWait& w, const char* who, const char* step) {
   if (events.empty()) return;
   const cl_int rc = await(events, w);
   if (rc == CL_SUCCESS || all_finished(events)) events.clear();
-  check(rc, "clWaitForEvents", doing);
+  check(rc, "clWaitForEvents", who, step);
 }
 
 /// wait_for, except that events that completed are moved into `seen`

@@ -225,12 +225,22 @@ class TensorArena {
 
   /// The number of parts.
   std::size_t parts() const noexcept { return parts_.size(); }
-  /// Part `i` as given; throws std::out_of_range past the last.
-  const ArenaPart& part(std::size_t i) const { return parts_.at(i); }
-  /// Part `i`'s byte offset in the allocation; throws std::out_of_range past the last.
-  std::size_t offset(std::size_t i) const { return offsets_.at(i); }
-  /// The sub-buffer kernels see for part i (null for SVM / USM arenas).
-  cl_mem sub_buffer(std::size_t i) const { return subs_.at(i).get(); }
+  /// Part `i` as given. Past the last part: ErrorKind::invalid_argument.
+  const ArenaPart& part(std::size_t i) const {
+    check_index(i, "TensorArena::part");
+    return parts_[i];
+  }
+  /// Part `i`'s byte offset in the allocation. Past the last part: ErrorKind::invalid_argument.
+  std::size_t offset(std::size_t i) const {
+    check_index(i, "TensorArena::offset");
+    return offsets_[i];
+  }
+  /// The sub-buffer kernels see for part i (null for SVM / USM arenas). Past
+  /// the last part: ErrorKind::invalid_argument.
+  cl_mem sub_buffer(std::size_t i) const {
+    check_index(i, "TensorArena::sub_buffer");
+    return subs_[i].get();
+  }
   /// The one tensor behind the arena (bytes), e.g. for policy().
   MappedTensor<unsigned char, Policy>& tensor() noexcept { return tensor_; }
 
@@ -273,11 +283,15 @@ class TensorArena {
   }
 
  private:
-  template <class T>
-  void check_part(std::size_t i, const char* doing) const {
+  void check_index(std::size_t i, const char* doing) const {
     if (i >= parts_.size())
       detail::raise_invalid(doing, "part " + std::to_string(i) + " of an arena of " + std::to_string(parts_.size()) +
                                        " parts; use an index below parts()");
+  }
+
+  template <class T>
+  void check_part(std::size_t i, const char* doing) const {
+    check_index(i, doing);
     if (sizeof(T) != parts_[i].element_size)
       detail::raise_invalid(doing, "part " + std::to_string(i) + " holds " + std::to_string(parts_[i].element_size) +
                                        "-byte elements, not " + std::to_string(sizeof(T)) +

@@ -582,6 +582,13 @@ std::string view_after_failed_producer(const typename Policy::Options& options) 
     result = "the view opened without an error";
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::opencl) result = std::string("an error of another kind: ") + e.what();
+    // docs/api.md: every message starts with "clzero: " and the class
+    // whose call or step failed (a policy's name, for the steps it takes).
+    const std::string what = e.what();
+    bool named = false;
+    for (const char* who : {"Persistent", "MapPerInference", "CopyToPinned", "Svm", "UnifiedHost", "MappedTensor::"})
+      named = named || what.rfind(std::string("clzero: ") + who, 0) == 0;
+    if (result.empty() && !named) result = "a message that names no clzero class: " + what;
   }
   Outcome after;
   inference(t, kernels, 3, after);

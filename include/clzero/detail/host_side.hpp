@@ -71,7 +71,7 @@ inline CLZERO_DETAIL_RARE bool complete_or_ordered_asked(EventList& events, cons
     rc = take_failure(events);
   else if (all_finished(events))
     events.clear();
-  check(rc, "clWaitForEvents", step);
+  check(rc, "clWaitForEvents", who, step);
   return false;
 }
 /// complete_or_ordered_asked(); nothing recorded on an in-order queue (the

@@ -152,7 +152,7 @@ class CopyToPinned {
     // once, and not after a download that failed itself.
     const bool check_producers = downloaded_after_;
     downloaded_after_ = false;
-    detail::wait_for(downloaded_, q_.host_wait, "CopyToPinned: waiting for the download to the host");
+    detail::wait_for(downloaded_, q_.host_wait, name, "waiting for the download to the host");
     if (check_producers) {
       if (device_busy_.drop_finished() < 0)
         detail::check(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "clWaitForEvents", name,

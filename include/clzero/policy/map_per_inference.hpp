@@ -114,7 +114,7 @@ class MapPerInference {
     // queue's order and gets no wait list: PoCL 3.1 never returns from a
     // blocking map whose wait list holds an event that ended in error.
     // Anything else the host waits for first (detail/host_side.hpp).
-    constexpr const char* step = "MapPerInference: waiting for the commands that produced the tensor";
+    constexpr const char* step = "waiting for the commands that produced the tensor";
     const bool ordered = detail::complete_or_ordered(pending_, q_, name, step);
     const cl_map_flags flags = detail::host_map_flags(intent_, overwrite_all);
     // One blocking call where the device's measured wait says so

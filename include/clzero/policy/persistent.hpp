@@ -147,7 +147,7 @@ class MappedAtRest {
     // memory, and from index 0 over coarse-grained SVM; tests/from_docs).
     if (!on_write_view_) {
       if (!filled.empty()) check(clFlush(q_.q()), "clFlush", who_, "submitting the zero fill of a new tensor");
-      wait_for(filled, q_.host_wait, "waiting for the zero fill of a new tensor");
+      wait_for(filled, q_.host_wait, who_, "waiting for the zero fill of a new tensor");
       ptr_ = storage_.map(q_.q(), flags_, CL_TRUE, EventList{}, nullptr, who_);
       mapped_ = true;
     }
@@ -319,7 +319,8 @@ class MappedAtRest {
     // wait list holds a failed event with CL_COMPLETE, its data not the
     // producer's (tests/from_docs, contract.cpp; docs/drivers.md).
     check(take_failure(producers_), "clWaitForEvents", who_, "waiting for the commands that produced the tensor");
-    if (wait_for_producers_) wait_for(in_flight_, q_.host_wait, "waiting for the commands that produced the tensor");
+    if (wait_for_producers_)
+      wait_for(in_flight_, q_.host_wait, who_, "waiting for the commands that produced the tensor");
     return ptr_;
   }
 
