@@ -51,10 +51,10 @@ SERIES = ("wait_us", "copy_us", "copy_run_us", "copy_readback_us", "copy_read_us
 REREAD = ("copy_reread_us", "map_reread_us", "own_read_us")
 # The devices, each a folder under the logs' root: (folder, how MNN reached it)
 # (folder, how MNN reached it, the models it holds: None for all of MODELS).
-DEVICES = (("h200/41-final-3d586a2/call3-nvidia-paced-mnn/mnn/nvidia", "NVIDIA's OpenCL, H200 machine", None),
-           ("h200/39-final-64e6185/call4-mnn-pocl5/mnn",
+DEVICES = (("h200/43-final-758d14b/call1-nvidia-mnn/mnn/nvidia", "NVIDIA's OpenCL, H200 machine", None),
+           ("h200/43-final-758d14b/call1-nvidia-mnn/mnn/pocl",
             "PoCL 5 through the CPU-as-GPU shim, the only platform MNN saw, H200 machine", ("elementwise",)),
-           ("ci/41-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine", None))
+           ("ci/43-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine", None))
 STRINGS = ("platform", "device", "device_version", "driver")
 # tools/device/host_tensor_readback's output: (folder, file prefix, device)
 PROBE = (("h200/26-reads-ceda9bb-d029495/call2-d029495", "nvidia-run", "NVIDIA H200, NVIDIA's OpenCL"),
