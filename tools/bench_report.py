@@ -436,11 +436,20 @@ def verdicts(runs):
     for key, run in sorted(runs.items()):
         if run.kind == "cuda":
             continue
+        pair_target = "%s wrapper overhead ≤ 2%% or ≤ 0.3 µs"
+        # A pair that failed, or that lacks its counters, counts as missed:
+        # dropped, it would leave "n of n pairs within the target" true.
+        for (group, s, b), message in sorted(run.errors.items()):
+            if group == "overhead" and (group, s, b) not in run.rows:
+                out.append(Verdict("%s, %s" % (run.title, size_name(b)), pair_target % s.replace("clzero.", ""),
+                                   "failed: %s" % message, False, "a failed run"))
         for (group, s, b) in sorted(run.rows):
             if group != "overhead":
                 continue
             o = overhead_of(run, s, b)
             if o is None:
+                out.append(Verdict("%s, %s" % (run.title, size_name(b)), pair_target % s.replace("clzero.", ""),
+                                   "no counters", False, "a run without its counters"))
                 continue
             c, r, d = o
             allowed = max(OVERHEAD_PERCENT / 100.0 * r, OVERHEAD_US)
@@ -450,8 +459,7 @@ def verdicts(runs):
             unresolved = min(reps) <= allowed
             spread = ("repetitions range from %+.2f to %+.2f µs against %.2f µs allowed" %
                       (min(reps), max(reps), allowed)) if unresolved else "%.2f µs" % (d - allowed)
-            out.append(Verdict("%s, %s" % (run.title, size_name(b)),
-                               "%s wrapper overhead ≤ 2%% or ≤ 0.3 µs" % s.replace("clzero.", ""),
+            out.append(Verdict("%s, %s" % (run.title, size_name(b)), pair_target % s.replace("clzero.", ""),
                                "%+.2f µs (%s)" % (d, ratio((r + d) / r)), d <= allowed, spread, unresolved))
     return out
 

@@ -80,6 +80,12 @@ def read_report(path):
     missing = [k for k in KEYS if k not in values]
     if missing:
         raise Malformed("%s: missing %s" % (rel(path), ", ".join(missing)))
+    # Such a report cannot stand for "no hazard" (the CTest entry fails on it too).
+    if values["commands"] == 0:
+        raise Malformed("%s: the checker checked no command" % rel(path))
+    if values["dropped"] != 0:
+        raise Malformed("%s: the checker dropped %d accesses of its history, so it may have missed a pair" %
+                        (rel(path), values["dropped"]))
     return values
 
 

@@ -34,6 +34,7 @@ repetitions (a claim holds only where it holds in every repetition).
 import argparse
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -185,6 +186,10 @@ class Run:
                             raise ReportError("%s: result for unknown variant '%s'" % (w, name))
                         for key in ("median_us", "samples", "stale_inferences"):
                             need(r, key, "%s %s" % (w, name), (int, float))
+                        if r["samples"] > 0 and "error" not in r and not (
+                                math.isfinite(r["median_us"]) and r["median_us"] > 0):
+                            raise ReportError("%s %s: 'median_us' of a measured variant must be a positive, finite "
+                                              "number of microseconds, is %r" % (w, name, r["median_us"]))
                         if first_apart and r["samples"] > 0 and "error" not in r:
                             need(r, "first_median_us", "%s %s" % (w, name), (int, float))
                 sizes[b] = reps
@@ -558,6 +563,7 @@ def serial_block(run):
             rows.append([label] + [(us(run.time(s, b, name)) if run.ok(s, b, name) else
                                     "**STALE**" if run.stale(s, b, name) else "–") for b in sizes])
     verdict = {}  # policy -> sizes where it missed its reference in some repetition
+    unjudged = {}  # policy -> sizes where it was stale, failed or had no reference
     for name, v in run.variants.items():
         if v["section"] != s or v["kind"] != "clzero":
             continue
@@ -565,12 +571,15 @@ def serial_block(run):
         for b in sizes:
             if not best[b]:
                 cells.append("–")
+                unjudged.setdefault(name, []).append("%s (no legal sequence)" % size_name(b))
                 continue
             if run.stale(s, b, name):
                 cells.append("**STALE**")
+                unjudged.setdefault(name, []).append("%s (stale)" % size_name(b))
                 continue
             if not run.ok(s, b, name):
                 cells.append("–")
+                unjudged.setdefault(name, []).append("%s (not measured)" % size_name(b))
                 continue
             r = run.ratio(s, b, name, best[b][0])
             cell = ratio_cell(r)
@@ -581,6 +590,8 @@ def serial_block(run):
                     cell += "; own kind %.2f× (`%s`)" % (ro[0], short(own[0]))
                     if ro[2] > TARGET:
                         verdict.setdefault(name, []).append("%s %.2f×" % (size_name(b), ro[0]))
+                else:
+                    unjudged.setdefault(name, []).append("%s (no legal sequence of its kind)" % size_name(b))
             elif r[2] > TARGET:
                 verdict.setdefault(name, []).append("%s %.2f×" % (size_name(b), r[0]))
             cells.append(cell)
@@ -603,8 +614,11 @@ def serial_block(run):
         out.append("Above %.2f× its reference (Auto: the fastest legal sequence; the others: the fastest of their "
                    "own kind) in at least one repetition: %s.\n" %
                    (TARGET, "; ".join("%s (%s)" % (k, ", ".join(v)) for k, v in verdict.items())))
-    else:
+    elif not unjudged:
         out.append("Every clzero policy within %.2f× of its reference in every repetition.\n" % TARGET)
+    if unjudged:
+        out.append("Not judged against %.2f×: %s.\n" %
+                   (TARGET, "; ".join("%s (%s)" % (k, ", ".join(v)) for k, v in unjudged.items())))
     if "clzero.Auto" in run.variants:
         out.append(per_run_verdict(run, s, sizes, "clzero.Auto", lambda v: v["kind"] == "legal", TARGET,
                                    "the fastest legal sequence"))

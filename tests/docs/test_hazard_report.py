@@ -7,6 +7,7 @@ that is not a whole number, a key twice or an unknown key, no SOURCE, and an
 entry in CMake without its report."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -47,10 +48,23 @@ def main():
                 print("ok: %s (%s)" % (label, out.splitlines()[-1][:120] if out else ""))
 
         def damaged(label, change):
+            # The document names the reports' folder, so a copy elsewhere
+            # gives another block: the tool writes the one of this copy first,
+            # and the undamaged copy must pass against it (without this, any
+            # copy failed, damaged or not).
             reports = os.path.join(tmp, "reports-%d" % len(os.listdir(tmp)))
             shutil.copytree(REPORTS, reports)
+            with open(doc, "w", encoding="utf-8") as f:
+                f.write(text)
+            with open(cmake, "w", encoding="utf-8") as f:
+                f.write(cmake_text)
+            subprocess.run([sys.executable, TOOL, "--doc", doc, "--reports", reports, "--cmake", cmake],
+                           capture_output=True, text=True, check=True)
+            with open(doc, encoding="utf-8") as f:
+                doc_for_copy = f.read()
+            run(label + ": control, the copy undamaged", True, doc_text=doc_for_copy, reports=reports)
             change(reports)
-            run(label, False, reports=reports)
+            run(label, False, doc_text=doc_for_copy, reports=reports)
 
         def rewrite(name, edit):
             def change(reports):
@@ -77,6 +91,9 @@ def main():
         damaged("a key twice", rewrite("hazard-soak.txt", lambda raw: raw + "hazards: 0\n"))
         damaged("an unknown key", rewrite("hazard-soak.txt", lambda raw: raw + "warnings: 0\n"))
         damaged("no SOURCE", lambda r: os.remove(os.path.join(r, "SOURCE")))
+        damaged("history dropped", rewrite("hazard-ring.txt", lambda raw: re.sub(r"dropped: \d+", "dropped: 3", raw)))
+        damaged("no command checked", rewrite("hazard-ring.txt",
+                                              lambda raw: re.sub(r"commands: \d+", "commands: 0", raw)))
         run("an entry without its report", False,
             cmake_now=cmake_text + "\nclzero_hazard_test(new_suite clzero_tests \"\")\n")
         run("no entry at all", False, cmake_now="# nothing\n")
