@@ -24,6 +24,16 @@ cl_uint reference_count(cl_mem m) {
   ok(clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof n, &n, nullptr), "clGetMemObjectInfo");
   return n;
 }
+cl_uint reference_count(cl_command_queue q) {
+  cl_uint n = 0;
+  ok(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, nullptr), "clGetCommandQueueInfo");
+  return n;
+}
+cl_uint reference_count(cl_context c) {
+  cl_uint n = 0;
+  ok(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, nullptr), "clGetContextInfo");
+  return n;
+}
 
 void produce(MappedTensor<std::uint32_t, policy::Persistent>& t, cl_uint iter) {
   Kernel fill("fill_u32");
@@ -113,19 +123,6 @@ TEST_CASE("a new tensor reads zeros before any kernel has run", "[lifecycle]") {
   for (auto v : m.read_view()) REQUIRE(v == 0u);
 }
 
-namespace {
-cl_uint references(cl_command_queue q) {
-  cl_uint n = 0;
-  ok(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, nullptr), "clGetCommandQueueInfo");
-  return n;
-}
-cl_uint references(cl_context c) {
-  cl_uint n = 0;
-  ok(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, nullptr), "clGetContextInfo");
-  return n;
-}
-}  // namespace
-
 TEST_CASE("a tensor retains the engine's context and queue", "[lifecycle]") {
   Env& env = Env::get();
   // The counts are the implementation's (the specification calls them
@@ -136,22 +133,13 @@ TEST_CASE("a tensor retains the engine's context and queue", "[lifecycle]") {
     context = clCreateContext(nullptr, 1, &env.device, nullptr, nullptr, &rc);
     ok(rc, "clCreateContext");
   }
-  cl_command_queue q = nullptr;
-  {
-    cl_int rc = CL_SUCCESS;
-#if defined(CL_VERSION_2_0)
-    q = clCreateCommandQueueWithProperties(context, env.device, nullptr, &rc);
-#else
-    q = clCreateCommandQueue(context, env.device, 0, &rc);
-#endif
-    ok(rc, "creating a command queue");
-  }
-  const cl_uint queue_alone = references(q);
-  const cl_uint context_alone = references(context);
+  cl_command_queue q = env.make_queue(0, context);
+  const cl_uint queue_alone = reference_count(q);
+  const cl_uint context_alone = reference_count(context);
   {
     MappedTensor<float, policy::Persistent> t(context, q, {16}, Intent::output, {});
-    CHECK(references(q) > queue_alone);
-    CHECK(references(context) > context_alone);
+    CHECK(reference_count(q) > queue_alone);
+    CHECK(reference_count(context) > context_alone);
     // The engine drops its queue and context first: the tensor's own
     // references keep both alive, and it still works.
     clReleaseCommandQueue(q);

@@ -83,13 +83,16 @@ struct Env {
   }
 
   /// A new queue on the test device (release it yourself).
-  cl_command_queue make_queue(cl_command_queue_properties props) const {
+  /// A new queue on the device, in the suite's context or in `in` (another
+  /// context of the same device).
+  cl_command_queue make_queue(cl_command_queue_properties props, cl_context in = nullptr) const {
     cl_int rc = CL_SUCCESS;
+    cl_context ctx = in != nullptr ? in : context;
 #if defined(CL_VERSION_2_0)
     const cl_queue_properties p[] = {CL_QUEUE_PROPERTIES, props, 0};
-    cl_command_queue q = clCreateCommandQueueWithProperties(context, device, props ? p : nullptr, &rc);
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, device, props ? p : nullptr, &rc);
 #else
-    cl_command_queue q = clCreateCommandQueue(context, device, props, &rc);
+    cl_command_queue q = clCreateCommandQueue(ctx, device, props, &rc);
 #endif
     ok(rc, "creating a command queue");
     return q;
