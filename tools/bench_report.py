@@ -10,8 +10,8 @@ benchmarks/cuda/cuda_zero_copy (the same shape), kept in docs/bench/:
     h200-pocl.json     clzero_bench with PoCL on the H200 machine's CPU
     h200-cuda.json     cuda_zero_copy on the H200
 
-and rewrites every generated block of docs/benchmarks.md, README.md (the
-"Why" table) and docs/policies.md (the numbers behind its advice): the text
+and rewrites every generated block of docs/benchmarks.md and docs/policies.md
+(the numbers behind its advice): the text
 between <!-- bench_report:begin NAME --> and <!-- bench_report:end NAME -->,
 the same way every time for the same JSON. It refuses (exit status 1, naming
 the document and the block) to write or pass a document in which an expected
@@ -602,7 +602,6 @@ def blocks(runs, plots):
     if "ci-pocl" in plots:
         out["ci-pocl"] += ("\n\n![Time per inference against size with PoCL on the CI machine, log-log]"
                            "(bench/ci-pocl.png)")
-    out["why"] = readme_why(runs)
     out["policy-evidence"] = policy_evidence(runs)
     return out, vs
 
@@ -621,35 +620,6 @@ def auto_picks(run):
 
 def run_date(run):
     return run.context.get("date", "")[:10] or "undated"
-
-
-def readme_why(runs):
-    """The README's table: the ways to read an output on the H200, from the committed JSON. CUDA is
-    not in it: its program runs apart from clzero_bench, and sequence_report.py writes the README's
-    comparison timed in one process."""
-    nv = runs.get("h200-nvidia")
-    if not nv:
-        return "_No committed H200 run: see [docs/benchmarks.md](docs/benchmarks.md)._"
-    sizes = [b for b in (4096, 256 * 1024, 4 << 20) if b in nv.sizes()]
-    rows = [["kernel + `clFinish`, then the host reads other memory (the floor; not a correct program)"] +
-            [us(nv.floor(b)) for b in sizes],
-            ["map, read, unmap per inference (`ALLOC_HOST_PTR`; MNN 2019, TNN)"] +
-            [cell(nv, "raw.map_unmap", b, us) for b in sizes],
-            ["`clEnqueueReadBuffer` into pinned memory"] + [cell(nv, "raw.read_pinned", b, us) for b in sizes],
-            ["`clEnqueueReadBuffer` into pageable memory (MNN today)"] +
-            [cell(nv, "raw.read_pageable", b, us) for b in sizes],
-            ["**clzero `Auto`** (%s)" % auto_picks(nv)] + ["**%s**" % cell(nv, "clzero.Auto", b, us) for b in sizes]]
-    text = ["Median µs per inference on an NVIDIA H200 (%s, driver %s; run of %s), written by "
-            "`tools/bench_report.py` from [docs/bench/h200-nvidia.json](docs/bench/h200-nvidia.json):" %
-            (nv.context.get("clzero.device_version", "?"), nv.context.get("clzero.driver_version", "?"), run_date(nv)),
-            "", table(["the host reads the output of one kernel"] + [size_name(b) for b in sizes], rows)]
-    for key in ("ci-pocl", "h200-pocl"):
-        run = runs.get(key)
-        if run and 4096 in run.sizes():
-            text += ["", "%s, 4 KiB: floor %s µs, map/read/unmap %s µs, clzero `Auto` (%s) %s µs." % (
-                run.title, us(run.floor(4096)), cell(run, "raw.map_unmap", 4096, us), auto_picks(run),
-                cell(run, "clzero.Auto", 4096, us))]
-    return "\n".join(text)
 
 
 POLICY_ROWS = [s for s, _ in OPENCL_STRATEGIES if s.startswith("clzero.")] + ["raw.map_unmap", "raw.read_pinned"]
@@ -683,7 +653,6 @@ def policy_evidence(runs):
 # outside the markers is written by hand and the tool copies it byte for byte.
 DOCUMENTS = [
     ("docs/benchmarks.md", ["targets", "ci-pocl", "h200"]),
-    ("README.md", ["why"]),
     ("docs/policies.md", ["policy-evidence"]),
 ]
 

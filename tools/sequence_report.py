@@ -1258,10 +1258,80 @@ def generate(runs):
 # ---------------------------------------------------------------- the document
 
 BLOCK_IN_DOC = OneBlock("sequence_report", BLOCK, MAX_BLOCK_BYTES)
-# The README's comparison with CUDA, from the runs that timed CUDA in the
-# same process (written with the document's block, from the same JSON).
-README_BLOCK = OneBlock("sequence_report", "cuda", 4096)
+# The README's table and its comparison with CUDA (written with the
+# document's block, from the same JSON): the ways to read an output timed in
+# the same rounds, then CUDA where a run timed it in the same process.
+README_BLOCK = OneBlock("sequence_report", "why", 8192)
 README_SIZES = (4096, 256 << 10, 4 << 20)
+# (row, variant): the usual ways to read an output, as every run has them.
+README_ROWS = [
+    ("kernel + `clFinish`, nothing read (the floor; not a way to read the output)", "floor.kernel_finish"),
+    ("map, read, unmap per inference (`ALLOC_HOST_PTR`; MNN 2019, TNN)", "legal.map_per_inference.alloc_host_ptr.blocking"),
+    ("`clEnqueueReadBuffer` into pinned memory", "legal.read.pinned_alloc_host_ptr.blocking"),
+    ("`clEnqueueReadBuffer` into pageable memory (MNN today)", "legal.read.pageable.blocking"),
+]
+# Where each kind of machine's runs are named in the README's lines on CPUs.
+README_MACHINES = {"pocl31-2vcpu": "PoCL 3.1 on the 2-vCPU CI machine", "h200-pocl": "PoCL 5 on the H200 machine's CPU"}
+
+
+def readme_time(run, size, name):
+    """A README cell: the run's median µs of `name` at `size` (its later
+    inferences, where a turn is several), "stale" where it showed a wrong
+    element, "–" where it was not measured throughout."""
+    if run.stale("serial", size, name):
+        return "stale"
+    if size not in run.sections.get("serial", {}) or not run.ok("serial", size, name):
+        return "–"
+    return us(run.time("serial", size, name))
+
+
+def readme_auto(run, sizes):
+    """What Auto chose at these sizes: one policy, or each size's."""
+    picks = [run.auto.get(str(b), run.auto.get(b, "?")).split(":")[0] for b in sizes]
+    if len(set(picks)) == 1:
+        return picks[0]
+    return "; ".join("%s at %s" % (p, size_name(b)) for p, b in zip(picks, sizes))
+
+
+def readme_why(runs):
+    """The README's table, of the H200's NVIDIA run, and a line per CPU
+    run: the usual ways to read an output, the fastest legal sequence and
+    clzero's Auto, all timed interleaved in the same rounds."""
+    legal = lambda v: v["kind"] == "legal"  # noqa: E731
+    nv = [r for r in runs if r.name.startswith("h200-nvidia")]
+    if not nv:
+        return "_No committed whole run on the H200: see [docs/benchmarks.md](docs/benchmarks.md)._"
+    run = nv[0]
+    sizes = [b for b in README_SIZES if b in run.sections.get("serial", {})]
+    rows = [[label] + [readme_time(run, b, name) for b in sizes] for label, name in README_ROWS]
+    fastest = [run.fastest("serial", b, legal) for b in sizes]
+    rows.append(["the fastest legal sequence of the run, hand-written (below)"] +
+                [us(f[1]) if f else "–" for f in fastest])
+    rows.append(["**clzero `Auto`** (%s)" % readme_auto(run, sizes)] +
+                ["**%s**" % readme_time(run, b, "clzero.Auto") for b in sizes])
+    if "cuda.zero_copy" in run.variants:
+        rows.append(["CUDA's zero copy (`cudaHostAllocMapped`), in the same process"] +
+                    [readme_time(run, b, "cuda.zero_copy") for b in sizes])
+    out = ["Median µs per inference on an %s (%s, driver %s), every row timed in the same rounds of one process "
+           "(`docs/bench/sequences/%s-run*.json`, %s whole run%s; later inferences of turns of 4 where the "
+           "benchmark runs turns), written by `tools/sequence_report.py`:" %
+           (run.context["device"], run.context["platform_version"].split("  ")[0].strip(),
+            run.context["driver_version"], run.name, run.whole_runs, "s" if run.whole_runs > 1 else ""), "",
+           table(["the host reads the output of one kernel"] + [size_name(b) for b in sizes], rows).rstrip("\n"), "",
+           "The fastest legal sequence: %s." % "; ".join(
+               "%s `%s`" % (size_name(b), short(f[0])) if f else "%s none" % size_name(b)
+               for b, f in zip(sizes, fastest))]
+    for r in runs:
+        where = next((w for prefix, w in README_MACHINES.items() if r.name.startswith(prefix)), None)
+        if not where or 4096 not in r.sections.get("serial", {}):
+            continue
+        f = r.fastest("serial", 4096, legal)
+        out += ["", "%s, 4 KiB: floor %s µs, map/read/unmap %s µs, the fastest legal sequence %s µs, "
+                "clzero `Auto` (%s) %s µs (`docs/bench/sequences/%s-run*.json`)." %
+                (where, readme_time(r, 4096, "floor.kernel_finish"),
+                 readme_time(r, 4096, "legal.map_per_inference.alloc_host_ptr.blocking"),
+                 us(f[1]) if f else "–", readme_auto(r, [4096]), readme_time(r, 4096, "clzero.Auto"), r.name)]
+    return "\n".join(out + ["", readme_cuda(runs)])
 
 
 def readme_cuda(runs):
@@ -1408,7 +1478,7 @@ def main(argv=None):
     ap.add_argument("--print", nargs="+", metavar="JSON", help="print the tables of these runs")
     ap.add_argument("--doc", default=DOC, help="the document (default docs/benchmarks.md)")
     ap.add_argument("--json-dir", default=JSON_DIR, help="the runs (default docs/bench/sequences)")
-    ap.add_argument("--readme", help="a README whose 'cuda' block to write or check (default: README.md, where "
+    ap.add_argument("--readme", help="a README whose 'why' block to write or check (default: README.md, where "
                     "--doc and --json-dir are the defaults)")
     args = ap.parse_args(argv)
     try:
@@ -1426,7 +1496,7 @@ def main(argv=None):
                                  os.path.abspath(args.json_dir) == JSON_DIR else None)
         if readme:
             readme_name = os.path.relpath(readme, ROOT) if os.path.abspath(readme).startswith(ROOT) else readme
-            README_BLOCK.write_or_check(readme, readme_name, readme_cuda(runs), args.check,
+            README_BLOCK.write_or_check(readme, readme_name, readme_why(runs), args.check,
                                         os.path.relpath(args.json_dir, ROOT))
         return 0
     except ReportError as e:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """tools/bench_report.py --check must fail on every damaged document.
 
-Each case copies the generated documents (docs/benchmarks.md, README.md,
+Each case copies the generated documents (docs/benchmarks.md,
 docs/policies.md) and the JSON into a temporary tree, damages one thing, runs
 the tool on that tree and expects exit status 1 with a message naming what is
 wrong. docs/benchmarks.md was once 35 MB of one repeated paragraph with no
@@ -21,7 +21,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "tools", "bench_report.py")
-DOCS = ["docs/benchmarks.md", "README.md", "docs/policies.md"]
+DOCS = ["docs/benchmarks.md", "docs/policies.md"]
 
 
 def run_tool(root, *args):
@@ -97,10 +97,10 @@ class Check(unittest.TestCase):
         self.tree.write("docs/benchmarks.md", text.replace(block(text, "ci-pocl"), ""))
         self.assertFails("docs/benchmarks.md", "'ci-pocl'")
 
-    def test_a_missing_block_of_the_readme_fails(self):
-        text = self.tree.read("README.md")
-        self.tree.write("README.md", text.replace(block(text, "why"), ""))
-        self.assertFails("README.md", "'why'")
+    def test_a_missing_block_of_policies_fails(self):
+        text = self.tree.read("docs/policies.md")
+        self.tree.write("docs/policies.md", text.replace(block(text, "policy-evidence"), ""))
+        self.assertFails("docs/policies.md", "'policy-evidence'")
 
     def test_a_duplicated_block_fails(self):
         text = self.tree.read("docs/policies.md")
@@ -127,8 +127,9 @@ class Check(unittest.TestCase):
         self.assertFails("docs/benchmarks.md", "'ci-pocl'", "'targets'")
 
     def test_a_marker_not_on_a_line_of_its_own_fails(self):
-        self.tree.edit("README.md", "<!-- bench_report:begin why -->\n", "Table: <!-- bench_report:begin why -->\n")
-        self.assertFails("README.md", "malformed marker")
+        self.tree.edit("docs/policies.md", "<!-- bench_report:begin policy-evidence -->\n",
+                       "Table: <!-- bench_report:begin policy-evidence -->\n")
+        self.assertFails("docs/policies.md", "malformed marker")
 
     def test_an_unknown_block_fails(self):
         self.tree.edit("docs/policies.md", "## The measurements\n",
@@ -137,10 +138,10 @@ class Check(unittest.TestCase):
         self.assertFails("docs/policies.md", "unknown block 'numbers'")
 
     def test_a_hand_edited_number_in_a_block_fails(self):
-        text = self.tree.read("README.md")
-        old = block(text, "why")
-        self.tree.write("README.md", text.replace(old, old.replace("|", "| 1.0 |", 3)))
-        self.assertFails("README.md", "not what the JSON")
+        text = self.tree.read("docs/policies.md")
+        old = block(text, "policy-evidence")
+        self.tree.write("docs/policies.md", text.replace(old, old.replace("|", "| 1.0 |", 3)))
+        self.assertFails("docs/policies.md", "not what the JSON")
 
     def test_a_document_repeating_one_line_absurdly_fails(self):
         self.tree.edit("docs/benchmarks.md", "# Benchmarks\n", "# Benchmarks\n" + "- **PoCL.** Again.\n" * 200)

@@ -561,26 +561,29 @@ def main():
                 print("ok: a coexistence run of no whole runs is refused")
             os.remove(stray)
 
-        # The README's CUDA block goes with the same JSON: --check fails on
-        # a README without it, with it doubled, or with a ratio changed.
+        # The README's block (its first table and the CUDA ratios) goes with
+        # the same JSON: --check fails on a README without it, with it
+        # doubled, or with a time or a CUDA ratio changed.
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
             readme_text = f.read()
-        rb, re_ = "<!-- sequence_report:begin cuda -->", "<!-- sequence_report:end cuda -->"
+        rb, re_ = "<!-- sequence_report:begin why -->", "<!-- sequence_report:end why -->"
         if rb not in readme_text or re_ not in readme_text:
-            failures.append("README.md has no sequence_report cuda block")
+            failures.append("README.md has no sequence_report why block")
         else:
             readme_copy = os.path.join(tmp, "README.md")
             readme_block = readme_text[readme_text.index(rb):readme_text.index(re_) + len(re_)]
-            row = next((x for x in readme_block.splitlines() if x.startswith("| **clzero `Auto`**")), None)
+            rows = [x for x in readme_block.splitlines() if x.startswith("| **clzero `Auto`**")]
             damaged = [("the README as committed", readme_text, True),
-                       ("a README without its CUDA block", readme_text.replace(readme_block, ""), False),
-                       ("a README with its CUDA block doubled", readme_text + "\n" + readme_block + "\n", False)]
-            if row is None:
-                failures.append("README.md's cuda block has no clzero `Auto` row")
+                       ("a README without its block", readme_text.replace(readme_block, ""), False),
+                       ("a README with its block doubled", readme_text + "\n" + readme_block + "\n", False)]
+            if len(rows) != 2:
+                failures.append("README.md's why block has %d clzero `Auto` rows, not 2 (a time, a CUDA ratio)"
+                                % len(rows))
             else:
-                cell = row.split("|")[2]
-                damaged.append(("a README with a CUDA ratio changed",
-                                readme_text.replace(row, row.replace(cell, " 0.50" + cell, 1)), False))
+                for what, row in zip(("a time", "a CUDA ratio"), rows):
+                    cell = row.split("|")[2]
+                    damaged.append(("a README with %s of Auto changed" % what,
+                                    readme_text.replace(row, row.replace(cell, " 0.50" + cell, 1)), False))
             with open(doc, "w", encoding="utf-8") as f:
                 f.write(text)
             for label_, readme_body, want_ok in damaged:
