@@ -126,6 +126,7 @@ class Run:
                               % (other.where, self.where))
         for name, medians in other.host_cold.items():
             self.host_cold[name].extend(medians)
+        self.autos.append(other.auto)
         self.dates.append(other.context["date"])
         self.rep_counts.append(other.context.get("reps", "?"))
         self.host_waits.append(other.context.get("host_wait"))
@@ -144,6 +145,7 @@ class Run:
         for key in ("platform", "platform_version", "device", "driver_version", "date", "cpu"):
             need(self.context, key, where + " context", str)
         self.auto = need(data, "auto", where, dict)
+        self.autos = [self.auto]  # each whole run's, in order (auto is the first's)
         self.variants = {}
         for v in need(data, "variants", where, list):
             for key in ("name", "section", "kind", "family", "allocation", "wait"):
@@ -1270,14 +1272,21 @@ README_ROWS = [
     ("`clEnqueueReadBuffer` into pinned memory", "legal.read.pinned_alloc_host_ptr.blocking"),
     ("`clEnqueueReadBuffer` into pageable memory (MNN today)", "legal.read.pageable.blocking"),
 ]
-# Where each kind of machine's runs are named in the README's lines on CPUs.
-README_MACHINES = {"pocl31-2vcpu": "PoCL 3.1 on the 2-vCPU CI machine", "h200-pocl": "PoCL 5 on the H200 machine's CPU"}
+
+
+def readme_variants(run):
+    """The README reads these variants of `run`; a run without one of them
+    (a catalogue that renamed it) cannot fill the README's table."""
+    for name in [n for _, n in README_ROWS] + ["clzero.Auto"]:
+        if name not in run.variants:
+            raise ReportError("%s: no variant %s, which the README's table reads" % (run.where, name))
 
 
 def readme_time(run, size, name):
     """A README cell: the run's median µs of `name` at `size` (its later
-    inferences, where a turn is several), "stale" where it showed a wrong
-    element, "–" where it was not measured throughout."""
+    inferences, where a turn is several; the repetitions of every whole run
+    pooled), "stale" where it showed a wrong element, "–" where it was not
+    measured throughout."""
     if run.stale("serial", size, name):
         return "stale"
     if size not in run.sections.get("serial", {}) or not run.ok("serial", size, name):
@@ -1286,11 +1295,38 @@ def readme_time(run, size, name):
 
 
 def readme_auto(run, sizes):
-    """What Auto chose at these sizes: one policy, or each size's."""
-    picks = [run.auto.get(str(b), run.auto.get(b, "?")).split(":")[0] for b in sizes]
+    """What Auto chose at these sizes: one policy, or each size's (and each
+    whole run's, where the runs chose differently)."""
+    def pick(auto, b):
+        return auto.get(str(b), auto.get(b, "?")).split(":")[0]
+    per_run = [[pick(auto, b) for b in sizes] for auto in run.autos]
+    if any(picks != per_run[0] for picks in per_run):
+        return "; ".join("run %d: %s" % (k + 1, ", ".join("%s at %s" % (p, size_name(b)) for p, b in zip(picks, sizes)))
+                         for k, picks in enumerate(per_run))
+    picks = per_run[0]
     if len(set(picks)) == 1:
         return picks[0]
     return "; ".join("%s at %s" % (p, size_name(b)) for p, b in zip(picks, sizes))
+
+
+def readme_source(run):
+    """Where a README line's numbers come from: the run's files, and how
+    many whole runs (processes) are pooled."""
+    if run.whole_runs == 1:
+        return "`docs/bench/sequences/%s-run*.json`, one process" % run.name
+    return "`docs/bench/sequences/%s-run*.json`, %d processes, their repetitions pooled" % (run.name, run.whole_runs)
+
+
+def readme_turns(run, sizes):
+    """"; later inferences of turns of N at ..." where the run times turns."""
+    turned = [(b, run.blocks[("serial", b)][0]) for b in sizes
+              if run.blocks.get(("serial", b), (1, False))[0] > 1]
+    if not turned:
+        return ""
+    names = [size_name(b) for b, _ in turned]
+    names = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return "; at %s the later inferences of turns of %s, as an engine's loop runs them" % (
+        names, "/".join(sorted({str(n) for _, n in turned})))
 
 
 def readme_why(runs):
@@ -1301,7 +1337,11 @@ def readme_why(runs):
     nv = [r for r in runs if r.name.startswith("h200-nvidia")]
     if not nv:
         return "_No committed whole run on the H200: see [docs/benchmarks.md](docs/benchmarks.md)._"
+    if len(nv) > 1:
+        raise ReportError("the README's table reads one group of H200 runs, and there are %d (%s): keep one "
+                          "beside the others' replacement" % (len(nv), ", ".join(r.name for r in nv)))
     run = nv[0]
+    readme_variants(run)
     sizes = [b for b in README_SIZES if b in run.sections.get("serial", {})]
     rows = [[label] + [readme_time(run, b, name) for b in sizes] for label, name in README_ROWS]
     fastest = [run.fastest("serial", b, legal) for b in sizes]
@@ -1310,27 +1350,28 @@ def readme_why(runs):
     rows.append(["**clzero `Auto`** (%s)" % readme_auto(run, sizes)] +
                 ["**%s**" % readme_time(run, b, "clzero.Auto") for b in sizes])
     if "cuda.zero_copy" in run.variants:
-        rows.append(["CUDA's zero copy (`cudaHostAllocMapped`), in the same process"] +
+        rows.append(["CUDA's zero copy (`cudaHostAllocMapped`), in the same rounds"] +
                     [readme_time(run, b, "cuda.zero_copy") for b in sizes])
-    out = ["Median µs per inference on an %s (%s, driver %s), every row timed in the same rounds of one process "
-           "(`docs/bench/sequences/%s-run*.json`, %s whole run%s; later inferences of turns of 4 where the "
-           "benchmark runs turns), written by `tools/sequence_report.py`:" %
+    out = ["Median µs per inference on an %s (%s, driver %s), every row timed in the same rounds (%s%s), "
+           "written by `tools/sequence_report.py`:" %
            (run.context["device"], run.context["platform_version"].split("  ")[0].strip(),
-            run.context["driver_version"], run.name, run.whole_runs, "s" if run.whole_runs > 1 else ""), "",
+            run.context["driver_version"], readme_source(run), readme_turns(run, sizes)), "",
            table(["the host reads the output of one kernel"] + [size_name(b) for b in sizes], rows).rstrip("\n"), "",
            "The fastest legal sequence: %s." % "; ".join(
                "%s `%s`" % (size_name(b), short(f[0])) if f else "%s none" % size_name(b)
                for b, f in zip(sizes, fastest))]
     for r in runs:
-        where = next((w for prefix, w in README_MACHINES.items() if r.name.startswith(prefix)), None)
-        if not where or 4096 not in r.sections.get("serial", {}):
+        if r is run or "PoCL" not in r.context["platform_version"] or 4096 not in r.sections.get("serial", {}):
             continue
+        readme_variants(r)
         f = r.fastest("serial", 4096, legal)
-        out += ["", "%s, 4 KiB: floor %s µs, map/read/unmap %s µs, the fastest legal sequence %s µs, "
-                "clzero `Auto` (%s) %s µs (`docs/bench/sequences/%s-run*.json`)." %
-                (where, readme_time(r, 4096, "floor.kernel_finish"),
+        out += ["", "%s on %s, 4 KiB: floor %s µs, map/read/unmap %s µs, the fastest legal sequence %s µs, "
+                "clzero `Auto` (%s) %s µs (%s)." %
+                (r.context["platform_version"].split("  ")[0].replace("OpenCL 3.0 ", "").replace("+debian", "")
+                 .strip(), r.context["cpu"], readme_time(r, 4096, "floor.kernel_finish"),
                  readme_time(r, 4096, "legal.map_per_inference.alloc_host_ptr.blocking"),
-                 us(f[1]) if f else "–", readme_auto(r, [4096]), readme_time(r, 4096, "clzero.Auto"), r.name)]
+                 us(f[1]) if f else "–", readme_auto(r, [4096]), readme_time(r, 4096, "clzero.Auto"),
+                 readme_source(r))]
     return "\n".join(out + ["", readme_cuda(runs)])
 
 
@@ -1348,8 +1389,10 @@ def readme_cuda(runs):
 
         def cells(i, got=got):
             return [", ".join("%.2f" % g[i] if g else "–" for g in got[b]) for b in got]
-        out += ["Against CUDA on the same GPU (%s), timed in one process, round by round, by `tools/sequence_report.py` "
-                "from %s whole run%s (`docs/bench/sequences/%s-run*.json`; the method and every size in "
+        out += ["Against CUDA on the same GPU (%s): after the rounds above, each run times clzero's `Auto`, the "
+                "fastest few legal OpenCL sequences and CUDA's zero copy again, in rounds of their own, and pairs "
+                "them round by round (`tools/sequence_report.py`, from %s whole run%s, "
+                "`docs/bench/sequences/%s-run*.json`; the method and every size in "
                 "[docs/benchmarks.md](docs/benchmarks.md)), one ratio per run:" %
                 (run.context["device"], run.whole_runs, "s" if run.whole_runs > 1 else "", run.name), "",
                 table(["time ÷ CUDA zero copy (`cudaHostAllocMapped`)"] + [size_name(b) for b in sizes],

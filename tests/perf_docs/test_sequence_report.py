@@ -597,6 +597,48 @@ def main():
                 else:
                     print("ok: %s%s" % (label_, " passes" if want_ok else " is refused"))
 
+            # The README's table reads one group of H200 runs and the
+            # variants it names: a second group left beside it, or a run whose
+            # catalogue renamed one of those variants, is refused by name
+            # rather than filling the table from the wrong run or with "–".
+            with open(readme_copy, "w", encoding="utf-8") as f:
+                f.write(readme_text)
+            nv_runs = sorted(n for n in os.listdir(JSON_DIR) if n.startswith("h200-nvidia-") and n.endswith(".json"))
+            if not nv_runs:
+                failures.append("no committed h200-nvidia run to damage")
+            for label_, damage, words in (("a second group of H200 runs", "second", "one group of H200 runs"),
+                                          ("an H200 run without a variant the README reads", "rename",
+                                           "no variant legal.read.pageable.blocking")):
+                if not nv_runs:
+                    break
+                json_dir2 = os.path.join(tmp, "json-" + damage)
+                shutil.copytree(JSON_DIR, json_dir2)
+                src = os.path.join(json_dir2, nv_runs[0])
+                if damage == "second":
+                    shutil.copy(src, os.path.join(json_dir2, "h200-nvidia-older-run1.json"))
+                else:
+                    with open(src, encoding="utf-8") as f:
+                        body = f.read()
+                    with open(src, "w", encoding="utf-8") as f:
+                        f.write(body.replace('"legal.read.pageable.blocking"', '"legal.read.pageable.renamed"'))
+                # The document's block is rewritten for these runs first, so
+                # that only the README's part can refuse them.
+                doc2 = os.path.join(tmp, "benchmarks-%s.md" % damage)
+                shutil.copy(DOC, doc2)
+                w = subprocess.run([sys.executable, TOOL, "--doc", doc2, "--json-dir", json_dir2],
+                                   capture_output=True, text=True)
+                if w.returncode != 0:
+                    failures.append("%s: the document's block could not be written:\n%s%s" %
+                                    (label_, w.stdout, w.stderr))
+                    continue
+                r = subprocess.run([sys.executable, TOOL, "--check", "--doc", doc2, "--json-dir", json_dir2,
+                                    "--readme", readme_copy], capture_output=True, text=True)
+                if r.returncode == 0 or words not in r.stdout + r.stderr:
+                    failures.append("%s: exit status %d, expected 1 naming '%s'\n%s%s" %
+                                    (label_, r.returncode, words, r.stdout, r.stderr))
+                else:
+                    print("ok: %s is refused" % label_)
+
         # A ratio printed beside a verdict never reads as the other side of
         # the target: 1.0241 against 1.02 is a miss, so not "1.02".
         sys.path.insert(0, os.path.dirname(TOOL))
