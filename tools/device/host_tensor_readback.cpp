@@ -19,23 +19,31 @@
 //                     where the platform offers it
 // and, to see where each buffer's data lands, two reads in place of the
 // mapped output, no copy: nv_in_place and ahp_in_place (ALLOC_HOST_PTR).
+// With a third argument T > 1, two more ways copy with T threads (the
+// calling thread and T - 1 workers started once, each copying one slice):
+//   map_memcpy_par    as map_memcpy
+//   nv_memcpy_par     as nv_memcpy
 // The caller's memory is malloc'd with 64-byte alignment, as MNN's host
 // tensors are. Every element of every call is checked (untimed), and so is
 // the timed read's sum, which the program prints at the end: a sum that
 // nothing used would let the compiler drop the read from the timed part
 // (before this, it did, and every time here left the read out).
-//   g++ -std=c++17 -O3 tools/device/host_tensor_readback.cpp -lOpenCL && ./a.out [platform] [rounds]
+//   g++ -std=c++17 -O3 -pthread tools/device/host_tensor_readback.cpp -lOpenCL && ./a.out [platform] [rounds] [T]
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -72,6 +80,69 @@ bool fresh(const uint32_t* data, size_t count, uint32_t k) {
   return true;
 }
 
+// memcpy split into `threads` slices: the caller copies the first, workers
+// started once copy the others; copy() returns when every slice is copied.
+class ParallelCopy {
+ public:
+  explicit ParallelCopy(int threads) : threads_(threads) {
+    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  ~ParallelCopy() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+      ++generation_;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  void copy(void* dst, const void* src, size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      dst_ = static_cast<char*>(dst);
+      src_ = static_cast<const char*>(src);
+      bytes_ = bytes;
+      left_ = threads_ - 1;
+      ++generation_;
+    }
+    cv_.notify_all();
+    slice(0);
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [this] { return left_ == 0; });
+  }
+
+ private:
+  void slice(int i) {
+    const size_t per = (bytes_ / threads_ + 63) / 64 * 64;
+    const size_t begin = std::min(bytes_, per * i), end = i + 1 == threads_ ? bytes_ : std::min(bytes_, per * (i + 1));
+    if (end > begin) std::memcpy(dst_ + begin, src_ + begin, end - begin);
+  }
+  void work(int i) {
+    unsigned long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (stop_) return;
+      }
+      slice(i);
+      std::lock_guard<std::mutex> lock(m_);
+      if (--left_ == 0) done_.notify_one();
+    }
+  }
+  const int threads_;
+  std::vector<std::thread> workers_;
+  std::mutex m_;
+  std::condition_variable cv_, done_;
+  unsigned long generation_ = 0;
+  int left_ = 0;
+  bool stop_ = false;
+  char* dst_ = nullptr;
+  const char* src_ = nullptr;
+  size_t bytes_ = 0;
+};
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -83,6 +154,8 @@ int main(int argc, char** argv) {
   uint64_t sink = 0;  // every timed read's sum: printed, so no read can be dropped
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 200;
+  const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
+  ParallelCopy parallel(std::max(threads, 1));
   cl_uint count = 0;
   ok(clGetPlatformIDs(0, nullptr, &count), "clGetPlatformIDs");
   std::vector<cl_platform_id> platforms(count);
@@ -113,11 +186,14 @@ int main(int argc, char** argv) {
   using CreateBufferNv = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, cl_bitfield, size_t, void*, cl_int*);
   auto create_nv = reinterpret_cast<CreateBufferNv>(
       clGetExtensionFunctionAddressForPlatform(platform, "clCreateBufferNV"));
-  const char* names[] = {"read_pageable",     "map_memcpy", "use_host_ptr_new", "use_host_ptr_kept",
-                         "nv_memcpy",         "nv_in_place", "ahp_in_place"};
-  constexpr int kWays = 7;
+  const char* names[] = {"read_pageable", "map_memcpy",   "use_host_ptr_new", "use_host_ptr_kept", "nv_memcpy",
+                         "nv_in_place",   "ahp_in_place", "map_memcpy_par",   "nv_memcpy_par"};
+  constexpr int kWays = 9;
   std::vector<int> ways = {0, 1, 2, 3, 6};
   if (create_nv != nullptr) ways.insert(ways.end(), {4, 5});
+  if (threads > 1) ways.push_back(7);
+  if (threads > 1 && create_nv != nullptr) ways.push_back(8);
+  if (threads > 1) std::printf("the _par ways copy with %d threads\n", threads);
   std::mt19937 shuffle(11);
   std::printf("%-10s %-18s %10s %10s %10s\n", "bytes", "way", "median us", "p10 us", "p90 us");
   for (size_t bytes : {size_t{4} << 10, size_t{256} << 10, size_t{4} << 20}) {
@@ -133,14 +209,16 @@ int main(int argc, char** argv) {
     cl_mem pinned = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &rc);
     ok(rc, "ALLOC_HOST_PTR buffer");
     // Buffers kept mapped at rest, each unmapped before its kernel: ways 1,
-    // 4, 5 and 6 (4 and 5 host-located and pinned by cl_nv_create_buffer).
+    // 4 to 8 (4, 5 and 8 host-located and pinned by cl_nv_create_buffer).
     cl_mem rest[kWays] = {};
     void* at_rest[kWays] = {};
     rest[1] = pinned;
-    rest[6] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &rc);
-    ok(rc, "second ALLOC_HOST_PTR buffer");
+    for (int w : {6, 7}) {
+      rest[w] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &rc);
+      ok(rc, "another ALLOC_HOST_PTR buffer");
+    }
     if (create_nv != nullptr) {
-      for (int w : {4, 5}) {
+      for (int w : {4, 5, 8}) {
         rest[w] = create_nv(ctx, CL_MEM_READ_WRITE, 3 /* CL_MEM_LOCATION_HOST_NV | CL_MEM_PINNED_NV */, bytes, nullptr,
                             &rc);
         ok(rc, "clCreateBufferNV");
@@ -177,6 +255,7 @@ int main(int argc, char** argv) {
           at_rest[way] = clEnqueueMapBuffer(q, rest[way], CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
           ok(rc, "map");
           if (way == 1 || way == 4) std::memcpy(host[way], at_rest[way], bytes);
+          if (way == 7 || way == 8) parallel.copy(host[way], at_rest[way], bytes);
         }
         if (way == 2 || way == 3) {
           void* p = clEnqueueMapBuffer(q, target, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &rc);
@@ -215,7 +294,7 @@ int main(int argc, char** argv) {
       ok(clEnqueueUnmapMemObject(q, rest[w], at_rest[w], 0, nullptr, nullptr), "last unmap");
     }
     ok(clFinish(q), "clFinish");
-    for (int w : {4, 5, 6})
+    for (int w : {4, 5, 6, 7, 8})
       if (rest[w] != nullptr) clReleaseMemObject(rest[w]);
     clReleaseMemObject(kept);
     clReleaseMemObject(pinned);
