@@ -476,6 +476,12 @@ class Run:
 
 # ---------------------------------------------------------------- formatting
 
+def auto_choices(run, sizes):
+    """The policy Auto chose at each of these sizes, one list per whole run
+    (whole runs pooled under one name may have chosen differently)."""
+    return [[auto.get(str(b), auto.get(b, "?")).split(":")[0] for b in sizes] for auto in run.autos]
+
+
 def size_name(b):
     if b >= 1 << 20 and b % (1 << 20) == 0:
         return "%d MiB" % (b >> 20)
@@ -608,10 +614,15 @@ def serial_block(run):
                    "runs them, and the last row compares the first inference of each turn, run with the caches as "
                    "the other sequences left them (median of the repetitions' medians; its reference is the fastest "
                    "legal sequence's first inference).\n")
-    auto = ["%s: %s" % (size_name(int(b)), label.split(":")[0]) for b, label in sorted(run.auto.items(),
-                                                                                     key=lambda kv: int(kv[0]))]
-    if auto:
-        out.append("Auto chose: " + "; ".join(auto) + ".\n")
+    auto_sizes = sorted(int(b) for b in run.auto)
+    per_run = auto_choices(run, auto_sizes)
+    if auto_sizes and all(picks == per_run[0] for picks in per_run):
+        out.append("Auto chose: " + "; ".join("%s: %s" % (size_name(b), p)
+                                               for b, p in zip(auto_sizes, per_run[0])) + ".\n")
+    elif auto_sizes:
+        out.append("Auto chose, per whole run: " + "; ".join(
+            "run %d: %s" % (k + 1, ", ".join("%s: %s" % (size_name(b), p) for b, p in zip(auto_sizes, picks)))
+            for k, picks in enumerate(per_run)) + ".\n")
     if verdict:
         out.append("Above %.2f× its reference (Auto: the fastest legal sequence; the others: the fastest of their "
                    "own kind) in at least one repetition: %s.\n" %
@@ -1297,9 +1308,7 @@ def readme_time(run, size, name):
 def readme_auto(run, sizes):
     """What Auto chose at these sizes: one policy, or each size's (and each
     whole run's, where the runs chose differently)."""
-    def pick(auto, b):
-        return auto.get(str(b), auto.get(b, "?")).split(":")[0]
-    per_run = [[pick(auto, b) for b in sizes] for auto in run.autos]
+    per_run = auto_choices(run, sizes)
     if any(picks != per_run[0] for picks in per_run):
         return "; ".join("run %d: %s" % (k + 1, ", ".join("%s at %s" % (p, size_name(b)) for p, b in zip(picks, sizes)))
                          for k, picks in enumerate(per_run))

@@ -22,6 +22,13 @@ BEGIN = "<!-- sequence_report:begin sequences -->"
 END = "<!-- sequence_report:end sequences -->"
 
 
+def sequence_size_name(b):
+    """The report's name of a size (4 B, 4 KiB, ...)."""
+    sys.path.insert(0, os.path.dirname(TOOL))
+    import sequence_report
+    return sequence_report.size_name(b)
+
+
 def check(doc, json_dir):
     r = subprocess.run([sys.executable, TOOL, "--check", "--doc", doc, "--json-dir", json_dir],
                        capture_output=True, text=True)
@@ -638,6 +645,33 @@ def main():
                                     (label_, r.returncode, words, r.stdout, r.stderr))
                 else:
                     print("ok: %s is refused" % label_)
+
+        # Whole runs pooled under one name report Auto's choice per run where
+        # they chose differently, rather than the first run's for all.
+        multi = sorted(n for n in os.listdir(JSON_DIR) if re.match(r".+-run2\.json$", n))
+        if not multi:
+            failures.append("no committed name with a second whole run to damage")
+        else:
+            json_dir3 = os.path.join(tmp, "json-auto")
+            shutil.copytree(JSON_DIR, json_dir3)
+            second = os.path.join(json_dir3, multi[0])
+            with open(second, encoding="utf-8") as f:
+                data = json.load(f)
+            size = sorted(data["auto"], key=int)[0]
+            data["auto"][size] = "CopyToPinned: changed for this test"
+            with open(second, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+            doc3 = os.path.join(tmp, "benchmarks-auto.md")
+            shutil.copy(DOC, doc3)
+            w = subprocess.run([sys.executable, TOOL, "--doc", doc3, "--json-dir", json_dir3],
+                               capture_output=True, text=True)
+            with open(doc3, encoding="utf-8") as f:
+                written = f.read()
+            if w.returncode != 0 or "run 2: %s: CopyToPinned" % sequence_size_name(int(size)) not in written:
+                failures.append("runs whose Auto chose differently: the document does not say run 2's choice\n%s%s"
+                                % (w.stdout, w.stderr))
+            else:
+                print("ok: whole runs whose Auto chose differently are reported per run")
 
         # A ratio printed beside a verdict never reads as the other side of
         # the target: 1.0241 against 1.02 is a miss, so not "1.02".
