@@ -284,11 +284,21 @@ inline long long steady_ns() noexcept {
       .count();
 }
 
-/// When the calling thread's last wait on a tensor that tracks idle ended,
-/// in wall time and in the thread's CPU time (wall_ns < 0: none yet, or the
-/// CPU time could not be read).
+/// How long a thread's waits go on the thread's last CPU-time sample
+/// (ThreadWaitEnd) before one samples it again. The sample is a system
+/// call: on PoCL 3.1's 2-vCPU host, one at every wait was 0.57 us of the
+/// 0.63 us of host work clzero added to an inference (docs/benchmarks.md).
+/// A thread that waits every 33 us samples in about one wait of eight.
+constexpr long long kIdleCpuSampleEveryNs = kIdleOffCoreNs / 2;  // 0.25 ms
+
+/// When the calling thread's last wait on a tensor that tracks idle ended
+/// (wall_ns < 0: none yet, or the CPU time could not be read), and the
+/// thread's CPU time as sampled at the end of that wait or of an earlier one
+/// at most kIdleCpuSampleEveryNs before it (cpu_ns, sampled at
+/// cpu_wall_ns).
 struct ThreadWaitEnd {
   long long wall_ns = -1;
+  long long cpu_wall_ns = -1;
   long long cpu_ns = 0;
 };
 inline ThreadWaitEnd& thread_wait_end() noexcept {
@@ -302,10 +312,16 @@ inline bool tracks_idle(const HostWait& w) noexcept { return w.idle_block || w.i
 
 /// Whether the calling thread was off its core for kIdleOffCoreNs or more
 /// since its last wait ended: the wall time since then less the thread's
-/// CPU time since then. Only the tensors that track idle ask (tracks_idle),
-/// and the CPU time (a system call, about 0.2 us) is read only where the
-/// wall time since that wait is long enough. A thread's first wait is not
-/// idle.
+/// CPU time since the sample taken at that wait's end or up to
+/// kIdleCpuSampleEveryNs before it (ThreadWaitEnd). The CPU time subtracted
+/// is never less than the thread's since its last wait, so a thread found
+/// idle was idle; one off its core 0.75 ms or more since its last wait (the
+/// probe's sleep of 1 ms, say) is always found idle, and one off its core
+/// between 0.5 and 0.75 ms is found idle where its CPU time from the sample
+/// to that wait's end is at most its time off the core less 0.5 ms. Only
+/// the tensors that track idle ask (tracks_idle), and the CPU time is read
+/// only where the wall time since that wait is long enough. A thread's
+/// first wait is not idle.
 inline bool thread_was_idle(const HostWait& w) noexcept {
   if (!tracks_idle(w)) return false;
   const ThreadWaitEnd& end = thread_wait_end();
@@ -316,11 +332,23 @@ inline bool thread_was_idle(const HostWait& w) noexcept {
   return thread_cpu_ns(cpu) && wall - (cpu - end.cpu_ns) >= kIdleOffCoreNs;
 }
 
-/// Notes the end of a wait for thread_was_idle (tensors that track idle only).
+/// Notes the end of a wait for thread_was_idle (tensors that track idle
+/// only); samples the thread's CPU time where the last sample is
+/// kIdleCpuSampleEveryNs old or more, before the wall time, so that the
+/// sample never holds CPU time spent after the wait's end.
 inline void note_wait_end(const HostWait& w) noexcept {
   if (!tracks_idle(w)) return;
   ThreadWaitEnd& end = thread_wait_end();
-  end.wall_ns = thread_cpu_ns(end.cpu_ns) ? steady_ns() : -1;
+  const long long now = steady_ns();
+  if (end.wall_ns >= 0 && now - end.cpu_wall_ns < kIdleCpuSampleEveryNs) {
+    end.wall_ns = now;
+    return;
+  }
+  if (!thread_cpu_ns(end.cpu_ns)) {
+    end.wall_ns = -1;
+    return;
+  }
+  end.wall_ns = end.cpu_wall_ns = steady_ns();
 }
 
 /// The poll budget of the next wait: zero when the device's wait is not

@@ -80,8 +80,10 @@ thread_local std::chrono::microseconds learn_poll_cost{0};
 thread_local std::chrono::microseconds learn_wait_cost{0};
 std::atomic<int> slowed{0};
 
-// The thread's time off its core since its last wait ended (as
-// detail::thread_wait_end() holds it), read at the first status query or
+// The thread's time off its core since its last wait ended as the library
+// reckons it from detail::thread_wait_end() (the wall time since that end
+// less the CPU time since the sample it holds, taken then or up to
+// kIdleCpuSampleEveryNs before), read at the first status query or
 // clWaitForEvents after arm_first_call(): 0 where it had not waited yet, -1
 // where nothing was read.
 // clWaitForEvents answers CL_SUCCESS for an event that ended in error, as
