@@ -286,9 +286,11 @@ inline long long steady_ns() noexcept {
 
 /// How long a thread's waits go on the thread's last CPU-time sample
 /// (ThreadWaitEnd) before one samples it again. The sample is a system
-/// call: on PoCL 3.1's 2-vCPU host, one at every wait was 0.57 us of the
-/// 0.63 us of host work clzero added to an inference (docs/benchmarks.md).
-/// A thread that waits every 33 us samples in about one wait of eight.
+/// call: on PoCL 3.1's 2-vCPU host, tracking with one at every wait was
+/// about 0.57 us of the some 0.6 us of host work clzero added to a 4 B
+/// inference over the hand-written sequence
+/// (docs/logs/ci/44-host-idle-tracking/NOTES). A thread that waits every
+/// 33 us samples in about one wait of eight.
 constexpr long long kIdleCpuSampleEveryNs = kIdleOffCoreNs / 2;  // 0.25 ms
 
 /// When the calling thread's last wait on a tensor that tracks idle ended

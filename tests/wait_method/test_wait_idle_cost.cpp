@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // What telling a wait after idle apart costs a busy thread. A tensor that
 // tracks idle (events.hpp, thread_was_idle) needs the thread's CPU time,
-// which is a system call: read at every wait, it was 0.57 us of the 0.63 us
-// of host work clzero added to a 4 B inference on PoCL 3.1's 2-vCPU host
-// (docs/logs/ci/44-host-idle-tracking). So a wait's end samples it only
+// which is a system call. Read at every wait, tracking was about 0.57 us of
+// the some 0.6 us of host work clzero added to a 4 B inference over the
+// hand-written sequence on PoCL 3.1's 2-vCPU host
+// (docs/logs/ci/44-host-idle-tracking/NOTES). So a wait's end samples it only
 // where the last sample is kIdleCpuSampleEveryNs old, and the check before
 // a wait reads it only where the wall time since the last wait is long
 // enough to be idle.
@@ -13,7 +14,8 @@
 // calling thread's CPU time. Over a busy loop of waits lasting T, samples at
 // wait ends are at least kIdleCpuSampleEveryNs apart (at most 1 + T / that),
 // and checks before waits need kIdleOffCoreNs of wall time since the last
-// wait each (at most T / that), whatever the machine's speed. A wait that
+// wait each (at most 1 + T / that: the first gap may begin before the
+// loop), whatever the machine's speed. A wait that
 // read the CPU time at every wait makes one read per wait, far more. The
 // same loop then sleeps and spins: what tracking must still tell apart
 // with the samples spaced out.
@@ -110,7 +112,7 @@ TEST_CASE("A busy thread's waits read its CPU time at most once per kIdleCpuSamp
   for (const auto work : {std::chrono::microseconds(2), std::chrono::microseconds(10), std::chrono::microseconds(40)}) {
     const int waits = 2000;
     const Loop loop = busy_waits(events, w, waits, work);
-    const long long bound = 1 + loop.wall_ns / detail::kIdleCpuSampleEveryNs + loop.wall_ns / detail::kIdleOffCoreNs;
+    const long long bound = 2 + loop.wall_ns / detail::kIdleCpuSampleEveryNs + loop.wall_ns / detail::kIdleOffCoreNs;
     seen += "; " + std::to_string(waits) + " waits after " + std::to_string(work.count()) +
             " us of work each: " + std::to_string(loop.wall_ns / 1000) + " us, " + std::to_string(loop.reads) +
             " reads, at most " + std::to_string(bound);
@@ -119,11 +121,11 @@ TEST_CASE("A busy thread's waits read its CPU time at most once per kIdleCpuSamp
     CHECK(loop.reads <= bound);
     telling += loop.wall_ns / waits < detail::kIdleCpuSampleEveryNs / 4 ? 1 : 0;
   }
-  if (telling == 0) CLZERO_NOT_RUN("not run: every loop's waits came too slowly to tell" << seen);
 
   // Tracking still tells idle apart: after a busy loop (samples spaced
   // out), a sleep of the probe's gap is idle, and a spin of the same length
   // is not.
+  int judged_spins = 0;
   for (int i = 0; i < 5; ++i) {
     busy_waits(events, w, 50, std::chrono::microseconds(20));
     std::this_thread::sleep_for(detail::kIdleGap);
@@ -139,7 +141,12 @@ TEST_CASE("A busy thread's waits read its CPU time at most once per kIdleCpuSamp
     const detail::ThreadWaitEnd& end = detail::thread_wait_end();
     const long long off_core = (detail::steady_ns() - end.wall_ns) - (cpu_after - end.cpu_ns);
     INFO("after a spin: off the core " << off_core << " ns");
-    if (off_core < detail::kIdleOffCoreNs / 2) CHECK_FALSE(spun_idle);
+    if (off_core < detail::kIdleOffCoreNs / 2) {
+      CHECK_FALSE(spun_idle);
+      ++judged_spins;
+    }
     ok(detail::await(events, w), "clzero::detail::await");
   }
+  if (telling == 0) CLZERO_NOT_RUN("not run: every loop's waits came too slowly to tell" << seen);
+  if (judged_spins == 0) CLZERO_NOT_RUN("not run: the machine preempted every spin");
 }
