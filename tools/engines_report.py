@@ -54,7 +54,7 @@ REREAD = ("copy_reread_us", "map_reread_us", "own_read_us")
 DEVICES = (("h200/43-final-758d14b/call1-nvidia-mnn/mnn/nvidia", "NVIDIA's OpenCL, H200 machine", None),
            ("h200/43-final-758d14b/call1-nvidia-mnn/mnn/pocl",
             "PoCL 5 through the CPU-as-GPU shim, the only platform MNN saw, H200 machine", ("elementwise",)),
-           ("ci/43-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine", None))
+           ("ci/45-mnn-pocl", "PoCL 3.1 through the CPU-as-GPU shim, 2-vCPU CI machine", None))
 STRINGS = ("platform", "device", "device_version", "driver")
 # tools/device/host_tensor_readback's output: (folder, file prefix, device)
 PROBE = (("h200/26-reads-ceda9bb-d029495/call2-d029495", "nvidia-run", "NVIDIA H200, NVIDIA's OpenCL"),
