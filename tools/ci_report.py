@@ -29,7 +29,7 @@ from one_block import LogRefused as Malformed, OneBlock, log_block_main, log_lin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "reliability.md")
-RUN = os.path.join(ROOT, "docs", "logs", "ci", "43-ci-times")
+RUN = os.path.join(ROOT, "docs", "logs", "ci", "45-ci-times")
 BLOCK = OneBlock("ci_report", "times", 8000)
 README = os.path.join(ROOT, "README.md")
 

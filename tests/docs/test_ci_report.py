@@ -16,7 +16,7 @@ import sys
 
 from log_damage import ROOT, LogDamage
 
-RUN = os.path.join(ROOT, "docs", "logs", "ci", "43-ci-times")
+RUN = os.path.join(ROOT, "docs", "logs", "ci", "45-ci-times")
 RESULT_LINE = r"(\d+/\d+ Test\s+#\d+: \S+ \.+\s*)"
 
 
