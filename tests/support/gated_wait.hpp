@@ -111,6 +111,19 @@ Opened gated_inference(Tensor& t, Kernel& fill, std::size_t n, std::uint32_t ite
   return gated_inference(t, fill, n, iter, gate, wrong, c, [] {});
 }
 
+/// A list holding one user event already set to `status` (CL_COMPLETE, or
+/// a negative error): a wait on it is over at its first look.
+inline clzero::EventList settled_event(cl_int status) {
+  cl_int rc = CL_SUCCESS;
+  cl_event user = clCreateUserEvent(Env::get().context, &rc);
+  ok(rc, "clCreateUserEvent");
+  clzero::EventList events;
+  events.retain(user);
+  clReleaseEvent(user);
+  ok(clSetUserEventStatus(user, status), "clSetUserEventStatus");
+  return events;
+}
+
 /// Waits through detail::await for a user event that a thread completes
 /// `gate` later; what the wait did.
 inline Opened await_gated(const clzero::detail::HostWait& w, std::chrono::microseconds gate, WaitCounters& c) {

@@ -190,16 +190,7 @@ constexpr auto kGate = std::chrono::microseconds(3000);  // a wait's length afte
 constexpr auto kIdle = std::chrono::milliseconds(3);     // a sleep or a spin of the thread
 
 /// A list holding one user event that ended in error.
-EventList failed_event() {
-  cl_int rc = CL_SUCCESS;
-  cl_event failed = clCreateUserEvent(Env::get().context, &rc);
-  ok(rc, "clCreateUserEvent");
-  ok(clSetUserEventStatus(failed, -1), "clSetUserEventStatus");
-  EventList events;
-  events.retain(failed);
-  clReleaseEvent(failed);
-  return events;
-}
+EventList failed_event() { return settled_event(-1); }
 
 /// await_gated, armed: what the wait did, and whether the library surely
 /// found the thread busy (`busy`).

@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "support/catch.hpp"
+#include "support/gated_wait.hpp"
 #include "support/interpose.hpp"
 #include "support/test_env.hpp"
 
@@ -53,19 +54,6 @@ using namespace clzero;
 using namespace clzero_test;
 
 namespace {
-
-/// A list holding one user event, already complete: a wait on it is over at
-/// its first look, as a view's is when the host comes late to its output.
-EventList complete_event() {
-  cl_int rc = CL_SUCCESS;
-  cl_event user = clCreateUserEvent(Env::get().context, &rc);
-  ok(rc, "clCreateUserEvent");
-  ok(clSetUserEventStatus(user, CL_COMPLETE), "clSetUserEventStatus");
-  EventList events;
-  events.retain(user);
-  clReleaseEvent(user);
-  return events;
-}
 
 /// `waits` waits on `events`, each after `work` of the thread's own (spun,
 /// on its core); how long they took, in nanoseconds, and the thread's CPU
@@ -95,7 +83,9 @@ TEST_CASE("A busy thread's waits read its CPU time at most once per kIdleCpuSamp
     CLZERO_NOT_RUN("not run: the platform has no CLOCK_THREAD_CPUTIME_ID");
     return;
   }
-  const EventList events = complete_event();
+  // Already complete: each wait is over at its first look, as a view's is
+  // when the host comes late to its output.
+  const EventList events = settled_event(CL_COMPLETE);
   detail::HostWait w;
   w.poll = true;
   w.idle_block = true;  // tracks idle, as the views of a CPU device do
